@@ -1,0 +1,52 @@
+"""The `serbench` command: one subcommand per stage of a benchmark."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .checksum import DataError
+from .cli_data import data
+from .datasets.build import ParameterError
+from .datasets.manifest import DatasetError
+from .models import UnknownModel
+from .native import NativeError
+
+# errors that carry a complete message for the user: no traceback, exit status 2
+USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel)
+
+
+@click.group()
+@click.version_option(package_name="serbench")
+def cli() -> None:
+    """serbench: what complex-object implementations cost a data system on real tasks."""
+
+
+@cli.command("vectors")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="directory (default: vectors/ in the checkout)")
+def vectors(out: Path | None) -> None:
+    """Write the golden vectors (canonical objects + expected hashes) for every model."""
+    from .golden import write_vectors
+    from .paths import REPO
+
+    for path in write_vectors(out or REPO / "vectors"):
+        click.echo(path)
+
+
+cli.add_command(data)
+
+
+def main() -> None:
+    try:
+        cli(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except USER_ERRORS as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

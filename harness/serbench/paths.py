@@ -1,0 +1,20 @@
+"""Where serbench keeps what it makes: one work directory, `out/` in the checkout by default."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def home() -> Path:
+    """The work directory; SERBENCH_HOME moves data, results and reports elsewhere."""
+    return Path(os.environ.get("SERBENCH_HOME", REPO / "out"))
+
+
+def data_root() -> Path:
+    return home() / "data"
+
+
+def cache_dir() -> Path:
+    return home() / "cache"
