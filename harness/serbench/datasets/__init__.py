@@ -1,0 +1,1 @@
+"""Canonical datasets: generators, ingest, manifests."""
