@@ -1,0 +1,57 @@
+"""The report's content as plain data, rendered twice: to HTML (with plots) and to Markdown."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Plot:
+    id: str
+    figure: dict
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Row:
+    values: list[str]
+    # "", floor, partial (numbers, but not at every n), or why there is no number: invalid,
+    # failed, unsupported, no samples, not run; styles the row and its status badge
+    kind: str = ""
+
+
+def badge_kind(row_kind: str) -> str:
+    """The status badge's style: a measured row (plain or floor) is simply ok."""
+    return "ok" if row_kind in ("", "floor") else row_kind
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: list[str]
+    rows: list[Row]
+    caption: str = ""
+    numeric: frozenset[int] = frozenset()  # right-aligned column indices
+    badge: int | None = None               # column whose value is a status marker
+
+
+@dataclass(frozen=True)
+class Details:
+    """Long text (a plan, stderr) kept folded in the page and fenced in Markdown."""
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Label → value pairs (provenance): a definition grid in the page, a list in Markdown."""
+    items: list[tuple[str, str]]
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    intro: str = ""
+    blocks: list[Plot | Table | Details | Facts] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
+

@@ -1,0 +1,29 @@
+"""`serbench report`: render one run as report.html and report.md."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..paths import home
+from ..results import db_path
+from .data import ReportError, latest_complete_run
+from .render import render_run
+
+
+@click.command("report")
+@click.option("--run", "run_id", help="run id (default: the latest complete run)")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
+              help="output directory (default: $SERBENCH_HOME/reports/<run id>)")
+@click.option("--allow-incomplete", is_flag=True,
+              help="report a run that is running, failed or interrupted")
+def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool) -> None:
+    """Self-contained HTML report with plots, and a Markdown summary, of one run."""
+    try:
+        run_id = run_id or latest_complete_run(db_path())
+        html, markdown = render_run(db_path(), run_id, out or home() / "reports" / run_id,
+                                    allow_incomplete)
+    except ReportError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(html)
+    click.echo(markdown)

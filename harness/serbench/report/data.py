@@ -1,0 +1,164 @@
+"""What a report reads from the results database: one run, its cells and their sample statistics."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from ..results import Results, ResultsError
+
+FLOOR_METHOD = "raw"  # the method-independent read floor (pages hashed, nothing decoded)
+
+
+class ReportError(Exception):
+    """A report cannot be made; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Stat:
+    """Median with min–max over the measured (non-warm-up) repetitions, in nanoseconds."""
+    median: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class Run:
+    run_id: str
+    status: str
+    started_at: datetime | None
+    finished_at: datetime | None
+    plan_name: str
+    plan_toml: str
+    seed: int | None
+    git_commit: str
+    git_dirty: bool | None
+    host: dict
+    toolchains: dict
+    drivers: dict
+    params: dict
+
+
+@dataclass(frozen=True)
+class Cell:
+    cell_id: int
+    language: str
+    task: str
+    model: str
+    method: str
+    depth: str
+    variant: str
+    dataset: str
+    n: int
+    threads: int | None
+    page_size: int | None
+    cold: bool | None
+    status: str
+    error_kind: str
+    message: str
+    stderr: str
+    expected_count: int | None
+    expected_sum: str
+    got_count: int | None
+    got_sum: str
+    eviction: str
+    counters: dict = field(default_factory=dict)
+    reps: int = 0
+    total: Stat | None = None
+    cpu: Stat | None = None
+    io: Stat | None = None
+
+    @property
+    def is_floor(self) -> bool:
+        return self.method == FLOOR_METHOD
+
+    @property
+    def measured(self) -> bool:
+        """Only ok cells with measured samples become numbers; the rest are shown as a status."""
+        return self.status == "ok" and self.total is not None
+
+
+@dataclass(frozen=True)
+class RunData:
+    run: Run
+    cells: list[Cell]
+
+
+def _json(text: str | None) -> dict:
+    return (json.loads(text) if text else None) or {}
+
+
+@contextmanager
+def _results(db_path: Path) -> Iterator[Results]:
+    """Read-only, through the results module: its schema check and its messages apply."""
+    try:
+        with Results(db_path, read_only=True) as results:
+            yield results
+    except ResultsError as exc:
+        raise ReportError(str(exc)) from None
+
+
+def latest_complete_run(db_path: Path) -> str:
+    with _results(db_path) as results:
+        run_id = results.latest_run()
+    if run_id is None:
+        raise ReportError(f"{db_path} holds no complete run; name one with --run "
+                          "(and --allow-incomplete for a run that did not finish)")
+    return run_id
+
+
+RUN_FIELDS = ("run_id", "status", "started_at", "finished_at", "plan_name", "plan_toml", "seed",
+              "git_commit", "git_dirty")
+JSON_FIELDS = ("host", "toolchains", "drivers", "params")
+
+CELL_COLUMNS = ("cell_id, language, task, model, method, depth, variant, dataset, n, threads, "
+                "page_size, cold, status, error_kind, message, stderr, expected_count, "
+                "expected_sum, got_count, got_sum, eviction, counters")
+
+# statistics over measured repetitions only: warm-ups never count
+STATS_SQL = """
+SELECT cell_id, count(*),
+       median(total_ns), min(total_ns), max(total_ns),
+       median(cpu_ns), min(cpu_ns), max(cpu_ns),
+       median(io_ns), min(io_ns), max(io_ns)
+FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
+"""
+
+
+def _stat(values: tuple) -> Stat | None:
+    return None if values[0] is None else Stat(*(float(v) for v in values))
+
+
+def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunData:
+    """The run (refused unless complete, or allowed) with every cell and its statistics."""
+    with _results(db_path) as results:
+        row = results.require_run(run_id, allow_incomplete)
+        con = results.con
+        stats = {r[0]: r[1:] for r in con.execute(STATS_SQL, [run_id]).fetchall()}
+        cells = con.execute(f"SELECT {CELL_COLUMNS} FROM cells WHERE run_id = ? ORDER BY cell_id",
+                            [run_id]).fetchall()
+    run = Run(**{k: row[k] for k in RUN_FIELDS}, **{k: _json(row[k]) for k in JSON_FIELDS})
+    return RunData(run, [_cell(c, stats.get(c[0])) for c in cells])
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _cell(row: tuple, stats: tuple | None) -> Cell:
+    (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
+     status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
+     eviction, counters) = row
+    cell = Cell(cell_id, language, task, model, method, _text(depth), _text(variant),
+                _text(dataset), n, threads, page_size, cold, status, _text(error_kind),
+                _text(message), _text(stderr), expected_count, _text(expected_sum), got_count,
+                _text(got_sum), _text(eviction), _json(counters))
+    # samples of a cell that is not ok are never turned into numbers
+    if stats is None or status != "ok":
+        return cell
+    reps, *values = stats
+    return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
+                   io=_stat(values[6:9]))

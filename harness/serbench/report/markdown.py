@@ -1,0 +1,53 @@
+"""The Markdown summary: the same sections as the page, tables only (plots live in the HTML)."""
+from __future__ import annotations
+
+from .blocks import Details, Facts, Section, Table, badge_kind
+
+
+def _cell(value: str) -> str:
+    return value.replace("|", "\\|").replace("\n", " ")
+
+
+def table(t: Table) -> list[str]:
+    align = ["---:" if i in t.numeric else "---" for i in range(len(t.columns))]
+    lines = [f"**{t.title}**", "", "| " + " | ".join(map(_cell, t.columns)) + " |",
+             "| " + " | ".join(align) + " |"]
+    for row in t.rows:
+        # statuses other than ok stand out, as their badges do in the page
+        values = [f"**{v}**" if i == t.badge and badge_kind(row.kind) != "ok" else v
+                  for i, v in enumerate(row.values)]
+        lines.append("| " + " | ".join(map(_cell, values)) + " |")
+    if t.caption:
+        lines += ["", f"_{t.caption}_"]
+    return lines + [""]
+
+
+def block(b) -> list[str]:
+    if isinstance(b, Table):
+        return table(b)
+    if isinstance(b, Facts):
+        return [f"- **{label}**: {value}" for label, value in b.items] + [""]
+    if isinstance(b, Details):
+        return [f"<details><summary>{b.title}</summary>", "", "```text", b.text.rstrip("\n"),
+                "```", "", "</details>", ""]
+    return []  # plots: see report.html
+
+
+def section(s: Section, level: int) -> list[str]:
+    lines = [f"{'#' * level} {s.title}", ""]
+    if s.intro:
+        lines += [s.intro, ""]
+    for b in s.blocks:
+        lines += block(b)
+    for child in s.children:
+        lines += section(child, level + 1)
+    return lines
+
+
+def render_markdown(title: str, subtitle: str, warning: str, sections: list[Section]) -> str:
+    lines = [f"# {title}", "", subtitle + ". Plots are in report.html next to this file.", ""]
+    if warning:
+        lines += [f"> **{warning}**", ""]
+    for s in sections:
+        lines += section(s, 2)
+    return "\n".join(lines).rstrip("\n") + "\n"

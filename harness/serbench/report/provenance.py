@@ -1,0 +1,92 @@
+"""Where the numbers come from: run, host, toolchains, library versions, cache eviction, plan."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime
+
+from .blocks import Details, Facts, Row, Section, Table
+from .data import Cell, Run
+from .series import LANGUAGES, canonical
+from .tasks import eviction_summary
+from .units import byte_size
+
+
+def describe(value, key: str = "") -> str:
+    """Any JSON value as one readable line; sizes in bytes become KiB/MiB/GiB."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {describe(v, k)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(describe(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "—"
+    if isinstance(value, int) and "bytes" in key:
+        return byte_size(value)
+    return str(value)
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC") if moment else "—"
+
+
+def _finished(run: Run) -> str:
+    if run.finished_at and run.started_at:
+        seconds = (run.finished_at - run.started_at).total_seconds()
+        return f"{_when(run.finished_at)} ({seconds / 60:,.1f} min)"
+    return _when(run.finished_at)
+
+
+def _commit(run: Run) -> str:
+    commit = run.git_commit or "unknown"
+    return f"{commit} + uncommitted changes (dirty)" if run.git_dirty else commit
+
+
+def status_summary(cells: list[Cell]) -> str:
+    counts = Counter(c.status for c in cells)
+    return ", ".join(f"{k:,} {status}" for status, k in counts.most_common())
+
+
+def _label(key: str) -> str:
+    return key.removesuffix("_bytes").replace("_", " ")
+
+
+def toolchain_versions(toolchains: dict) -> str:
+    """`rustc 1.95.0 (…), g++ 12.2.0, …`; version lines usually start with the tool's name."""
+    found = [v if str(v).startswith(k) else f"{k} {v}" for k, v in toolchains.items() if v]
+    missing = [k for k, v in toolchains.items() if not v]
+    return "; ".join(found + ([f"not found: {', '.join(missing)}"] if missing else [])) or "—"
+
+
+def run_facts(run: Run, cells: list[Cell]) -> Facts:
+    items = [("run", f"{run.run_id} ({run.status})"), ("plan", run.plan_name or "—"),
+             ("started", _when(run.started_at)), ("finished", _finished(run)),
+             ("git commit", _commit(run)), ("seed", describe(run.seed))]
+    items += [(_label(key), describe(value, key)) for key, value in run.host.items()]
+    items += [("toolchains", toolchain_versions(run.toolchains)),
+              ("cold reads evicted by", eviction_summary(cells)),
+              ("cells", status_summary(cells))]
+    return Facts(items)
+
+
+def drivers_table(run: Run) -> Table:
+    """One row per language, from the driver's own `info`: versions as actually linked.
+    (The driver's path is left out: it names a directory of the measuring machine.)"""
+    rows = []
+    for lang in sorted(run.drivers, key=lambda lang: canonical(lang, LANGUAGES)):
+        entry = run.drivers[lang]
+        info = entry.get("info", entry) if isinstance(entry, dict) else {}
+        rows.append(Row([lang, describe(info.get("driver_version")),
+                         describe(info.get("toolchain")), describe(info.get("libraries"))]))
+    return Table("Drivers and libraries",
+                 ["language", "driver", "toolchain", "libraries (as linked)"], rows)
+
+
+def provenance_section(run: Run, cells: list[Cell]) -> Section:
+    blocks = [run_facts(run, cells), drivers_table(run)]
+    if run.plan_toml:
+        blocks.append(Details(f"plan {run.plan_name}", run.plan_toml.strip("\n")))
+    if run.params:
+        blocks.append(Details("run parameters", json.dumps(run.params, indent=2)))
+    return Section("provenance", "Provenance", blocks=blocks)

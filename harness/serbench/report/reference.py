@@ -1,0 +1,171 @@
+"""Published figures beside what this run measured, where the run has the corresponding cells."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..published import FIGURES, PublishedFigure
+from .blocks import Row, Section, Table
+from .series import LANGUAGES, Ranking, RankRow
+from .sizes import SizeEntry
+from .tasks import TaskModel
+from .units import multiple
+
+
+@dataclass(frozen=True)
+class Measured:
+    sizes: dict[str, list[SizeEntry]]
+    tasks: dict[str, list[TaskModel]]
+
+    def task_model(self, task: str, model: str) -> TaskModel | None:
+        return next((tm for tm in self.tasks.get(task, []) if tm.model == model), None)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    measured: str
+    note: str = ""
+
+
+Comparison = Callable[[PublishedFigure, Measured], Outcome | None]
+
+
+def size_range(fig: PublishedFigure, m: Measured) -> Outcome | None:
+    entries = m.sizes.get(fig.model)
+    if not entries:
+        return None
+    low, high = entries[0], entries[-1]
+    return Outcome(f"{low.avg:,.0f}–{high.avg:,.0f} B",
+                   f"{len(entries)} method × language cells; smallest {low.label}, "
+                   f"largest {high.label}")
+
+
+def method_size(method: str) -> Comparison:
+    def compare(fig: PublishedFigure, m: Measured) -> Outcome | None:
+        found = [e for e in m.sizes.get(fig.model, []) if e.method == method and not e.variant]
+        if not found:
+            return None
+        return Outcome(", ".join(f"{e.avg:,.0f} B ({e.language})" for e in found),
+                       f"method {method}")
+    return compare
+
+
+def _spread(ranking: Ranking) -> tuple[float, RankRow, RankRow] | None:
+    rows = ranking.measured
+    if len(rows) < 2:
+        return None
+    return rows[-1].cell.total.median / rows[0].cell.total.median, rows[0], rows[-1]
+
+
+def spread(fig: PublishedFigure, m: Measured) -> Outcome | None:
+    """Slowest / fastest median at the chosen n, within each model and access depth."""
+    found = []
+    for tm in m.tasks.get(fig.task, []):
+        for ranking in tm.rankings():
+            if (s := _spread(ranking)) is not None:
+                found.append((s, tm.model, ranking))
+    if not found:
+        return None
+    (ratio, fast, slow), model, ranking = max(found, key=lambda f: f[0][0])
+    where = " · ".join(filter(None, [model, ranking.depth]))
+    others = "; ".join(f"{' · '.join(filter(None, [mod, r.depth]))} {multiple(s[0])}"
+                       for s, mod, r in found)
+    return Outcome(f"up to {multiple(ratio)} ({where}, n = {ranking.n:,})",
+                   f"{slow.series.label} vs {fast.series.label}. At equal depth: {others}")
+
+
+def _by_language(entries: list[SizeEntry], method: str) -> dict[str, SizeEntry]:
+    return {e.language: e for e in entries if e.method == method and not e.variant}
+
+
+def _ratios(pairs: dict[str, tuple[float, float]]) -> str:
+    ordered = sorted(pairs, key=lambda lang: LANGUAGES.index(lang) if lang in LANGUAGES else 9)
+    return ", ".join(f"{multiple(a / b)} ({lang})" for lang in ordered for a, b in [pairs[lang]])
+
+
+def size_ratio(numerator: str, denominator: str) -> Comparison:
+    def compare(fig: PublishedFigure, m: Measured) -> Outcome | None:
+        entries = m.sizes.get(fig.model, [])
+        top, bottom = _by_language(entries, numerator), _by_language(entries, denominator)
+        both = sorted(set(top) & set(bottom))
+        if not both:
+            return None
+        text = _ratios({lang: (top[lang].avg, bottom[lang].avg) for lang in both})
+        gzip = {lang: (top[lang].gzip, bottom[lang].gzip) for lang in both
+                if top[lang].gzip and bottom[lang].gzip}
+        if gzip:
+            text += f"; gzip {_ratios(gzip)}"
+        return Outcome(text, f"{numerator} / {denominator} bytes per object")
+    return compare
+
+
+def arrays_ratio(fig: PublishedFigure, m: Measured) -> Outcome | None:
+    parts = [size_ratio(method, "handcoded")(fig, m) for method in ("xml", "protobuf")]
+    found = [f"{method}: {p.measured}" for method, p in zip(("xml", "protobuf"), parts) if p]
+    if not found:
+        return None
+    return Outcome("; ".join(found), "relative to the hand-coded layout: the raw strings and "
+                   "ints plus 4-byte lengths")
+
+
+def time_ratio(numerator: str, denominator: str) -> Comparison:
+    def compare(fig: PublishedFigure, m: Measured) -> Outcome | None:
+        tm = m.task_model(fig.task, fig.model)
+        if tm is None or tm.n is None:
+            return None
+        rankings = tm.rankings()
+        if not rankings:
+            return None
+        ranking = next((r for r in rankings if r.depth == "materialize"), rankings[0])
+        rows = [r.series for r in ranking.measured]
+        cells = {(s.key.method, s.key.language): s.cells[ranking.n] for s in rows
+                 if not s.key.variant}
+        langs = {lang for _, lang in cells
+                 if (numerator, lang) in cells and (denominator, lang) in cells}
+        if not langs:
+            return None
+        pairs = {lang: (cells[(numerator, lang)].total.median,
+                        cells[(denominator, lang)].total.median) for lang in langs}
+        depth = f", depth {ranking.depth}" if ranking.depth else ""
+        return Outcome(_ratios(pairs), f"{numerator} / {denominator} median time at "
+                                       f"n = {ranking.n:,}{depth}")
+    return compare
+
+
+COMPARISONS: dict[str, Comparison] = {
+    "part_size": size_range,
+    "lineitem_size": size_range,
+    "customer_size": size_range,
+    "trade_plain_binary": method_size("handcoded"),
+    "trade_java_builtin": method_size("java_builtin"),
+    "read_seq_spread": spread,
+    "sort_spread": spread,
+    "org_size": size_ratio("json", "protobuf"),
+    "org_write": time_ratio("json", "protobuf"),
+    "org_read": time_ratio("json", "protobuf"),
+    "arrays_size": arrays_ratio,
+}
+
+
+def _missing(fig: PublishedFigure) -> str:
+    if fig.key not in COMPARISONS:
+        return f"this report does not compare the {fig.task} task yet"
+    what = " ".join(filter(None, [fig.task, fig.model]))
+    return f"no measured {what} cells in this run"
+
+
+def published_section(measured: Measured) -> Section:
+    rows = []
+    for fig in FIGURES:
+        compare = COMPARISONS.get(fig.key)
+        outcome = compare(fig, measured) if compare else None
+        rows.append(Row([fig.subject, fig.figure, fig.source,
+                         outcome.measured if outcome else "—",
+                         outcome.note if outcome else _missing(fig)],
+                        kind="" if outcome else "not run"))
+    table = Table("Published and measured", ["figure", "published", "source",
+                                             "measured in this run", "note"], rows)
+    return Section("published", "Published figures beside this run",
+                   "The reference studies' figures come from other machines, library versions "
+                   "and data sizes: compare shapes and ratios, not absolute values.",
+                   blocks=[table])

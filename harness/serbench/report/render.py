@@ -1,0 +1,97 @@
+"""Render one run of the results database as report.html (self-contained) and report.md."""
+from __future__ import annotations
+
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import jinja2
+from plotly.offline import get_plotlyjs
+
+from .. import __version__
+from .blocks import Details, Facts, Plot, Section, Table, badge_kind
+from .reference import Measured, published_section
+from .data import RunData, load_run
+from .figures import Palette
+from .markdown import render_markdown
+from .provenance import provenance_section
+from .sizes import size_entries, sizes_section
+from .status import status_section
+from .tasks import task_models, task_section
+
+
+def build_sections(data: RunData) -> list[Section]:
+    cells = data.cells
+    palette = Palette({c.method for c in cells if not c.is_floor})
+    tasks = task_models(cells, palette)
+    sizes = size_entries(cells)
+    sections = [provenance_section(data.run, cells)]
+    sections += [s for task, models in tasks.items() if (s := task_section(task, models))]
+    if (section := sizes_section(sizes)) is not None:
+        sections.append(section)
+    sections += [published_section(Measured(sizes, tasks)), status_section(cells)]
+    return sections
+
+
+def plots(sections: list[Section]) -> list[Plot]:
+    found = []
+    for section in sections:
+        found += [b for b in section.blocks if isinstance(b, Plot)]
+        found += plots(section.children)
+    return found
+
+
+def figures_json(sections: list[Section]) -> str:
+    """Figures by plot id, safe inside a <script> element: no '<', '>' or '&' survives."""
+    text = json.dumps({p.id: p.figure for p in plots(sections)}, ensure_ascii=False,
+                      separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def titles(data: RunData) -> tuple[str, str, str]:
+    """Page title, subtitle, and a warning when the run did not complete."""
+    run = data.run
+    title = f"serbench report: {run.plan_name or run.run_id}"
+    when = run.finished_at or run.started_at
+    subtitle = f"run {run.run_id}" + (f", {when:%Y-%m-%d %H:%M}" if when else "")
+    warning = "" if run.status == "complete" else (
+        f"This run is {run.status}, not complete: some cells may be missing or partial.")
+    return title, subtitle, warning
+
+
+def css_class(kind: str) -> str:
+    return kind.replace(" ", "-")
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["css"] = css_class
+    env.filters["badge"] = lambda kind: css_class(badge_kind(kind))
+    for name, kind in (("plot", Plot), ("table", Table), ("details", Details), ("facts", Facts)):
+        env.tests[name] = lambda block, kind=kind: isinstance(block, kind)
+    return env
+
+
+def render_html(data: RunData, sections: list[Section]) -> str:
+    here = files(__package__)
+    template = _environment().from_string((here / "report.html.j2").read_text(encoding="utf-8"))
+    title, subtitle, warning = titles(data)
+    return template.render(title=title, subtitle=subtitle, warning=warning, sections=sections,
+                           css=(here / "report.css").read_text(encoding="utf-8"),
+                           plotly_js=get_plotlyjs(), figures_json=figures_json(sections),
+                           version=__version__, run_id=data.run.run_id)
+
+
+def render_run(db_path: Path, run_id: str, out_dir: Path,
+               allow_incomplete: bool = False) -> tuple[Path, Path]:
+    """Write out_dir/report.html and out_dir/report.md for one run; refuses an incomplete run
+    unless allow_incomplete. Returns (html path, markdown path)."""
+    data = load_run(Path(db_path), run_id, allow_incomplete)
+    sections = build_sections(data)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    html_path, md_path = out_dir / "report.html", out_dir / "report.md"
+    html_path.write_text(render_html(data, sections), encoding="utf-8")
+    md_path.write_text(render_markdown(*titles(data), sections), encoding="utf-8")
+    return html_path, md_path

@@ -1,0 +1,196 @@
+"""Per-task sections: a registry from task id to what its section shows, one subsection per model.
+
+A new task gets a report by registering a `TaskSpec`; an unregistered task still gets the
+generic timed section (time against n, cpu/io split, ranking).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .blocks import Plot, Row, Section, Table
+from .data import Cell
+from .figures import Palette, cpu_io_figure, time_figure
+from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
+                     floor_series, rankings)
+from .units import TimeUnit, multiple, number, unit_for
+
+
+@dataclass(frozen=True)
+class TaskModel:
+    """Everything a section builder needs about one task × model."""
+    task: str
+    model: str
+    series: list[Series]
+    n: int | None
+    shared_n: bool
+    palette: Palette
+
+    @property
+    def slug(self) -> str:
+        return f"{self.task}-{self.model}"
+
+    @property
+    def n_note(self) -> str:
+        why = ("the largest n every valid series has" if self.shared_n
+               else "the largest n measured; not every series has it")
+        return f"n = {self.n:,} ({why})"
+
+    @property
+    def floors(self) -> list[Series]:
+        return floor_series(self.series, self.n)
+
+    def rankings(self) -> list[Ranking]:
+        return rankings(self.series, self.n)
+
+
+Builder = Callable[[TaskModel], list]
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    title: str
+    what: str                      # what is timed, in one sentence
+    builders: tuple[Builder, ...]  # empty: the task feeds another section (e.g. sizes)
+    reads: bool = False            # reads say how the page cache was made cold
+
+
+def time_plot(tm: TaskModel) -> list:
+    if len({n for s in tm.series for n in s.measured_ns}) < 2:
+        return []  # one n (e.g. a write of the whole dataset): the cpu/io bars show it
+    figure = time_figure(tm.series, tm.floors, tm.palette,
+                         f"{tm.task} · {tm.model}: time against n")
+    if figure is None:
+        return []
+    return [Plot(f"plot-{tm.slug}-time", figure,
+                 "Median total time over the measured repetitions (warm-ups excluded), whiskers "
+                 "min–max, log-log; one panel per access depth. Colour: method; marker: language "
+                 "(circle rust, square cpp, diamond java); hollow: not fully decoded. Dashed "
+                 "grey: the raw floor per language, the fastest raw read (pages read and hashed, "
+                 "nothing decoded) of any method's file.")]
+
+
+def cpu_io_plot(tm: TaskModel) -> list:
+    floors = tm.floors
+    bars = floors + [s for s in tm.series if not s.is_floor]
+    figure = cpu_io_figure(bars, tm.n, f"{tm.task} · {tm.model}: cpu and io") if tm.n else None
+    if figure is None:
+        return []
+    caption = (f"Median cpu time and median io time (time inside read/write/fsync calls), both "
+               f"measured inside the driver, at {tm.n_note}.")
+    return [Plot(f"plot-{tm.slug}-cpuio", figure,
+                 caption + (" Hatched: the raw floor." if floors else ""))]
+
+
+def ranking_tables(tm: TaskModel) -> list:
+    return [ranking_table(tm, r) for r in tm.rankings()]
+
+
+def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
+    unit = _ranking_unit(ranking)
+    depth = f"depth {ranking.depth}, " if ranking.depth else ""
+    at = f"n = {ranking.n:,}" if ranking.n else "nothing measured"
+    with_floor = any(r.over_floor for r in ranking.rows)
+    columns = ["rank", "implementation", f"median ({unit.name})", f"min–max ({unit.name})",
+               "× best"] + (["× own file's raw"] if with_floor else []) + ["reps", "status"]
+    rows = [_rank_row(r, unit, with_floor) for r in ranking.rows]
+    caption = ("Median total time as a multiple of the fastest implementation at the same depth "
+               "(1.00x). Floor: per language, the fastest raw read of any method's file.")
+    if with_floor:
+        caption += (" × own file's raw: the median over the raw read of the file the same "
+                    "method wrote, i.e. what decoding and visiting add to reading the bytes.")
+    return Table(f"Ranking: {tm.task} · {tm.model}, {depth}{at}", columns, rows, caption,
+                 numeric=frozenset(range(2, len(columns) - 1)), badge=len(columns) - 1)
+
+
+def _ranking_unit(ranking: Ranking) -> TimeUnit:
+    medians = [r.cell.total.median for r in ranking.rows if r.status == "ok"]
+    return unit_for(min(medians)) if medians else unit_for(1e6)
+
+
+def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool) -> Row:
+    blanks = 5 if with_floor else 4
+    if row.status != "ok":
+        status = f"{row.status} {row.note}".strip()
+        return Row([row.rank or "—", row.series.label, *[""] * blanks, status], kind=row.status)
+    total = row.cell.total
+    values = [row.rank, row.series.label, number(unit.of(total.median)),
+              f"{number(unit.of(total.low))}–{number(unit.of(total.high))}",
+              multiple(row.multiple) if row.multiple else ""]
+    if with_floor:
+        values.append(multiple(row.over_floor) if row.over_floor else "")
+    values += [f"{row.cell.reps:,}", " · ".join(filter(None, ["ok", row.note]))]
+    kind = "partial" if row.note else ""
+    return Row(values, kind="floor" if row.rank == "floor" else kind)
+
+
+TIMED = (time_plot, cpu_io_plot, ranking_tables)
+
+TASK_SPECS: dict[str, TaskSpec] = {
+    "write": TaskSpec("Write", "Canonical objects already in memory are encoded, packed into "
+                      "pages, written with their index and fsynced.", TIMED),
+    "read_seq": TaskSpec("Sequential read", "n consecutive objects from a seeded start: load the "
+                         "index, read each page once, decode, visit every field.", TIMED,
+                         reads=True),
+    "read_rand": TaskSpec("Random read", "n objects from one seeded random list shared by every "
+                          "method and language: look up, read the page unless it is the current "
+                          "one, decode, visit every field.", TIMED, reads=True),
+    "read_par": TaskSpec("Parallel read", "Several threads, each with its own file handle, over "
+                         "disjoint parts of the input.", TIMED, reads=True),
+    "sort_dedup": TaskSpec("External sort with duplicate removal", "Sorted runs under a memory "
+                           "budget, then a merge that drops every duplicate.", TIMED, reads=True),
+    "sizes": TaskSpec("Sizes", "Encoded and compressed sizes; shown in the sizes section.", ()),
+}
+
+
+def spec_for(task: str) -> TaskSpec:
+    return TASK_SPECS.get(task, TaskSpec(task, "", TIMED))
+
+
+def task_models(cells: list[Cell], palette: Palette) -> dict[str, list[TaskModel]]:
+    """Every task × model of the run, tasks and models in their canonical order."""
+    grouped: dict[str, dict[str, list[Cell]]] = defaultdict(lambda: defaultdict(list))
+    for cell in cells:
+        grouped[cell.task][cell.model].append(cell)
+    result = {}
+    for task in sorted(grouped, key=lambda t: canonical(t, TASKS)):
+        result[task] = []
+        for model in sorted(grouped[task], key=lambda m: canonical(m, MODELS)):
+            series = build_series(grouped[task][model])
+            n, shared = chosen_n(series)
+            result[task].append(TaskModel(task, model, series, n, shared, palette))
+    return result
+
+
+def eviction_summary(cells: list[Cell]) -> str:
+    """How the measured cold reads were evicted (a write's `cold` flag evicts nothing)."""
+    cold = Counter(c.eviction or "not recorded" for c in cells
+                   if c.cold and c.status == "ok" and spec_for(c.task).reads)
+    if not cold:
+        return "no cold reads"
+    return ", ".join(f"{name} ({k:,} cells)" for name, k in cold.most_common())
+
+
+def cache_note(cells: list[Cell]) -> str:
+    """Cold or warm, and how cold repetitions were evicted (rule 5: the report says which)."""
+    ok = [c for c in cells if c.status == "ok"]
+    cold = sum(bool(c.cold) for c in ok)
+    warm = len(ok) - cold
+    parts = [f"Cold cache, evicted by {eviction_summary(ok)}"] if cold else []
+    if warm:
+        parts.append(f"{warm:,} warm cells" if cold else "Warm cache")
+    return "; ".join(parts) + "." if parts else ""
+
+
+def task_section(task: str, models: list[TaskModel]) -> Section | None:
+    spec = spec_for(task)
+    if not spec.builders:
+        return None
+    cells = [c for tm in models for s in tm.series for c in s.cells.values()]
+    intro = f"{spec.what} {cache_note(cells)}" if spec.reads else spec.what
+    section = Section(f"task-{task}", spec.title, intro)
+    for tm in models:
+        blocks = [block for build in spec.builders for block in build(tm)]
+        section.children.append(Section(tm.slug, f"{spec.title} · {tm.model}", blocks=blocks))
+    return section

@@ -1,0 +1,99 @@
+"""The rendered report in a real browser: headless Chromium draws every plot, offline, without
+a script error. The page reports its own errors into #render-errors (window.onerror, unhandled
+rejections and blocked loads); a negative test proves that hook, and Chromium's console log on
+stderr, catch an injected failure.
+"""
+import re
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from serbench.report import render_run
+from test_report import RUN, figures, make_results_db
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run",
+                  "--enable-logging=stderr", "--v=0",
+                  # run the page's timers and promises to completion before dumping
+                  "--virtual-time-budget=15000"]
+CONSOLE_PROBLEM = re.compile(r":CONSOLE[^\]]*\] \"(?:Uncaught|.*(?:Error|violates|Refused|Failed))")
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.fail("headless Chromium is required: install the Debian package `chromium` "
+                    "(apt-get install --no-install-recommends chromium)")
+    return path
+
+
+def run_chromium(page, profile, *args):
+    proc = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args,
+                           page.as_uri()], capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    root = tmp_path_factory.mktemp("browser")
+    make_results_db(root / "results.duckdb")
+    html, _ = render_run(root / "results.duckdb", RUN, root / "out")
+    return html
+
+
+def render_errors(dom):
+    box = re.search(r'<div id="render-errors"([^>]*)>(.*?)</div>', dom, re.S)
+    assert box, "the error box is part of every report"
+    return "hidden" in box.group(1), re.findall(r"<li>(.*?)</li>", box.group(2))
+
+
+def plot_markup(dom, plot_id):
+    """The markup of one plot div, up to the next plot div or section."""
+    start = dom.index(f'id="{plot_id}"')
+    ends = [i for i in (dom.find('id="plot-', start + 1), dom.find("<section", start)) if i > 0]
+    return dom[start:min(ends) if ends else len(dom)]
+
+
+def test_every_plot_renders_without_errors(page, tmp_path):
+    dom, stderr = run_chromium(page, tmp_path / "profile", "--dump-dom")
+    plot_ids = list(figures(page.read_text("utf-8")))
+    assert plot_ids
+    for plot_id in plot_ids:
+        markup = plot_markup(dom, plot_id)
+        assert 'class="main-svg"' in markup, f"{plot_id} was not drawn"
+        assert "<path" in markup, f"{plot_id} has no marks"
+    assert f'data-plots-drawn="{len(plot_ids)}"' in dom
+    hidden, errors = render_errors(dom)
+    assert hidden and errors == []
+    assert not CONSOLE_PROBLEM.findall(stderr), stderr
+
+
+def test_an_injected_error_and_a_network_fetch_are_caught(page, tmp_path):
+    broken = tmp_path / "broken.html"
+    injected = ('<script>throw new Error("injected failure");</script>'
+                '<script>fetch("https://example.com/data.json");</script></body>')
+    broken.write_text(page.read_text("utf-8").replace("</body>", injected), "utf-8")
+    dom, stderr = run_chromium(broken, tmp_path / "profile", "--dump-dom")
+    hidden, errors = render_errors(dom)
+    assert not hidden
+    assert "Uncaught Error: injected failure" in errors
+    assert any("blocked a load of https://example.com/data.json" in e for e in errors)
+    assert CONSOLE_PROBLEM.search(stderr), "Chromium's console log should show the error too"
+
+
+def png_size(path):
+    header = path.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", header[16:24])
+
+
+def test_screenshot_is_not_blank(page, tmp_path):
+    shot = tmp_path / "report.png"
+    run_chromium(page, tmp_path / "profile", "--hide-scrollbars", "--window-size=1400,3000",
+                 f"--screenshot={shot}")
+    assert png_size(shot) == (1400, 3000)
+    # an empty page of this size compresses to about 20 KB; text, tables and plots do not
+    assert shot.stat().st_size > 100_000
