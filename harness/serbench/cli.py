@@ -6,15 +6,24 @@ from pathlib import Path
 
 import click
 
+from .build import BuildError
 from .checksum import DataError
 from .cli_data import data
+from .cli_run import (build_command, compare_command, demo_command, export_command,
+                      info_command, run, runs_command, verify_command)
 from .datasets.build import ParameterError
 from .datasets.manifest import DatasetError
 from .models import UnknownModel
 from .native import NativeError
+from .plan import PlanError
+from .report import ReportError
+from .report.cli import report_command
+from .results import ResultsError
+from .runner import RunError
 
 # errors that carry a complete message for the user: no traceback, exit status 2
-USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel)
+USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel, PlanError,
+               ResultsError, RunError, BuildError, ReportError)
 
 
 @click.group()
@@ -36,6 +45,9 @@ def vectors(out: Path | None) -> None:
 
 
 cli.add_command(data)
+for command in (run, verify_command, compare_command, export_command, runs_command,
+                build_command, info_command, demo_command, report_command):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -9,7 +9,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from .paths import REPO
@@ -27,7 +26,9 @@ def cargo_build(package: str) -> None:
         raise NativeError("cargo not found: install Rust (rustup) or run scripts/setup")
     cmd = [cargo, "build", "--release", "--locked", "-p", package,
            "--manifest-path", str(RUST_WORKSPACE / "Cargo.toml")]
-    proc = subprocess.run(cmd, stdout=sys.stderr, stderr=sys.stderr)
+    # cargo reports progress on stderr, which the child inherits (fd 2, not sys.stderr, which
+    # may be a stand-in without a file descriptor under a test runner)
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL)
     if proc.returncode != 0:
         raise NativeError(f"building {package} failed (exit {proc.returncode}): {' '.join(cmd)}")
 

@@ -1,0 +1,71 @@
+"""`serbench build`: release builds of the drivers whose projects exist in the checkout.
+
+Each language's own build tool does the work (incrementally); a language whose project is not
+there yet is skipped with a note, and a missing toolchain is an error that says what to install.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .paths import REPO
+
+DRIVERS = REPO / "drivers"
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Recipe:
+    project: Path  # the file that marks the project as present
+    tools: tuple[str, ...]
+    install_hint: str
+    commands: tuple[tuple[str, ...], ...]
+
+
+RECIPES = {
+    "rust": Recipe(
+        DRIVERS / "rust" / "Cargo.toml", ("cargo",), "install Rust with rustup",
+        (("cargo", "build", "--release", "--locked", "--manifest-path",
+          str(DRIVERS / "rust" / "Cargo.toml")),)),
+    "cpp": Recipe(
+        DRIVERS / "cpp" / "CMakeLists.txt", ("cmake", "g++"),
+        "install cmake and g++ (scripts/setup installs them with the C++ libraries)",
+        (("cmake", "-S", str(DRIVERS / "cpp"), "-B", str(DRIVERS / "cpp" / "build"),
+          "-DCMAKE_BUILD_TYPE=Release"),
+         ("cmake", "--build", str(DRIVERS / "cpp" / "build"), "--parallel",
+          str(os.cpu_count() or 1)))),
+    "java": Recipe(
+        DRIVERS / "java" / "pom.xml", ("mvn", "java"), "install a JDK (17+) and Maven",
+        (("mvn", "-q", "-f", str(DRIVERS / "java" / "pom.xml"), "package"),)),
+}
+
+
+def build(languages: tuple[str, ...] = tuple(RECIPES),
+          say: Callable[[str], None] = print) -> list[str]:
+    """Build each language whose project exists; returns the languages built."""
+    built = []
+    for language in languages:
+        recipe = RECIPES[language]
+        if not recipe.project.exists():
+            say(f"{language}: skipped, no {recipe.project.relative_to(REPO)} in this checkout")
+            continue
+        missing = [tool for tool in recipe.tools if shutil.which(tool) is None]
+        if missing:
+            raise BuildError(f"{language}: {', '.join(missing)} not found; {recipe.install_hint}")
+        say(f"{language}: building")
+        for command in recipe.commands:
+            # the build tools' own output goes to stderr, where the user watches progress
+            proc = subprocess.run(command, cwd=REPO, stdout=sys.stderr, stderr=sys.stderr)
+            if proc.returncode != 0:
+                raise BuildError(f"{language}: `{' '.join(command)}` failed "
+                                 f"(exit {proc.returncode}); its output is above")
+        built.append(language)
+    return built

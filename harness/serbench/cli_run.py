@@ -1,0 +1,304 @@
+"""`serbench run | verify | compare | export | runs | build | info | demo`."""
+from __future__ import annotations
+
+import json
+import signal
+from collections import Counter
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.table import Table
+
+from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
+from .paths import data_root, home
+from .plan import CPU_LIST, Cell, describe, load_embedded, load_plan
+from .results import CELL_STATUSES, CellResult, Results, db_path
+
+console = Console(stderr=True)
+
+
+def _plan(argument: str | None):
+    """A plan file, or the name of an embedded plan (default, full)."""
+    if argument is None:
+        return load_plan(None)
+    path = Path(argument)
+    return load_plan(path) if path.exists() or path.suffix == ".toml" else load_embedded(argument)
+
+
+def _pin(value: str | None) -> str | None:
+    if value is not None and not CPU_LIST.match(value):
+        raise click.BadParameter(f"{value!r} is not a CPU list like 0 or 0-1,4", param_hint="--pin")
+    return value
+
+
+class ProgressBar:
+    """The runner's listener: the current cell, cells done / total, ETA; problems printed."""
+
+    def __init__(self):
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                                 console=console, transient=False)
+        self.bar = None
+        self.counts: Counter = Counter()
+
+    def ready(self, cells: list[Cell]) -> None:
+        self.progress.start()
+        self.bar = self.progress.add_task("starting", total=len(cells))
+
+    def start(self, cell: Cell) -> None:
+        self.progress.update(self.bar, description=escape(describe(cell)))
+
+    def done(self, cell: Cell, result: CellResult) -> None:
+        self.counts[result.status] += 1
+        if result.status in ("invalid", "failed"):
+            first_line = (result.message or "").partition("\n")[0]
+            self.progress.console.print(f"[red]{result.status}[/] {escape(describe(cell))}: "
+                                        f"{result.error_kind}: {escape(first_line)}")
+        self.progress.advance(self.bar)
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+@click.command("run")
+@click.argument("plan", required=False)
+@click.option("--pin", help="CPU list for the drivers (taskset), e.g. 2 or 2-3; overrides the plan")
+@click.option("--run-id", help="id of the new run (default: time-based)")
+@click.option("--keep-files", is_flag=True, help="keep the paged files the run wrote")
+def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool) -> str:
+    """Run a plan (a TOML file or an embedded plan name; default: the embedded default plan on
+    the default data) and store every sample in the results database."""
+    from .runner import run_plan
+
+    chosen = _plan(plan)
+    signal.signal(signal.SIGTERM, _interrupt)
+    bar = ProgressBar()
+    with Results() as results:
+        try:
+            run_id = run_plan(chosen, results, run_id=run_id, pin=_pin(pin),
+                              keep_files=keep_files, listener=bar)
+        finally:
+            bar.stop()
+    summary = ", ".join(f"{bar.counts[s]} {s}" for s in CELL_STATUSES if bar.counts[s])
+    console.print(f"run [bold]{run_id}[/] complete: {summary or 'no cells'}; "
+                  f"results in {db_path()}")
+    click.echo(run_id)
+    return run_id
+
+
+def _interrupt(signum, frame) -> None:
+    """SIGTERM ends a run like Ctrl-C: drivers stopped, the run marked interrupted."""
+    raise KeyboardInterrupt
+
+
+@click.command("verify")
+@click.option("--data", "data_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="dataset directory (default: the default data)")
+@click.option("--language", "languages", multiple=True, type=click.Choice(LANGUAGES))
+@click.option("--method", "methods", multiple=True, help="only this method (repeatable)")
+@click.option("--model", "models", multiple=True, help="only this model (repeatable)")
+@click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True,
+              help="seconds per driver request")
+def verify_command(data_dir, languages, methods, models, timeout_s) -> None:
+    """Round trips of every method and the cross-language matrix (producer x consumer)."""
+    from .runner import driver_infos
+    from .verify import FAILED, verify
+
+    paths = find_drivers()
+    if not paths:
+        raise click.ClickException("no driver found; run `serbench build`")
+    infos = driver_infos(paths)
+    with console.status("verifying") as status:
+        checks = verify(paths, infos, data_dir or data_root() / "default", timeout_s=timeout_s,
+                        languages=languages, methods=methods, models=models,
+                        on_check=lambda c: status.update(
+                            f"{c.language} {c.method or 'load'} {c.model} {c.step} {c.depth}"))
+    _verify_tables(checks, sorted(infos))
+    failures = [c for c in checks if c.status == FAILED]
+    for c in failures:
+        console.print(f"[red]failed[/] {c.language} {c.method or '-'} {c.model} {c.step} "
+                      f"{c.depth} (file by {c.producer}): {escape(c.message)}")
+    if failures:
+        raise click.ClickException(f"{len(failures)} of {len(checks)} checks failed")
+    console.print(f"[green]all {len(checks)} checks passed[/] (unsupported ones are not failures)")
+
+
+def _mark(statuses: list[str]) -> str:
+    if not statuses:
+        return ""
+    if "failed" in statuses:
+        return "[red]FAIL[/]"
+    if all(s == "unsupported" for s in statuses):
+        return "[dim]unsupported[/]"
+    return "[green]ok[/]"
+
+
+def _verify_tables(checks, languages: list[str]) -> None:
+    loads = Table(title="load (each driver's own JSON loading)")
+    loads.add_column("model")
+    for language in languages:
+        loads.add_column(language)
+    for model in sorted({c.model for c in checks if c.step == "load"}):
+        loads.add_row(model, *(_mark([c.status for c in checks if c.step == "load" and
+                                      c.model == model and c.language == lang])
+                               for lang in languages))
+    console.print(loads)
+    matrix = Table(title="methods: round trip, encode, and scan of the producer's file by "
+                         "each consumer")
+    for column in ("method", "model", "producer", "roundtrip", "encode"):
+        matrix.add_column(column)
+    for consumer in languages:
+        matrix.add_column(f"scan by {consumer}")
+    rows = sorted({(c.method, c.model, c.producer) for c in checks if c.step != "load"})
+    for method, model, producer in rows:
+        mine = [c for c in checks if (c.method, c.model, c.producer) == (method, model, producer)]
+        cells = [_mark([c.status for c in mine if c.step == step]) for step in ("roundtrip",
+                                                                               "encode")]
+        scans = [_mark([c.status for c in mine if c.step == "scan" and c.language == consumer])
+                 for consumer in languages]
+        matrix.add_row(method, model, producer, *cells, *scans)
+    console.print(matrix)
+
+
+@click.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--allow-incomplete", is_flag=True, help="accept runs that did not complete")
+@click.option("--limit", type=int, default=0, help="show only the first N rows (0 = all)")
+def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) -> None:
+    """Median total time per cell of two runs, ranked by the ratio B / A."""
+    from .compare import compare_runs, label
+
+    with Results(read_only=True) as results:
+        comparison = compare_runs(results, run_a, run_b, allow_incomplete)
+    table = Table(title=f"B = {run_b} vs A = {run_a} (median total time, measured samples)")
+    for column in ("cell", "dataset", "page", "A ms", "B ms", "B / A"):
+        table.add_column(column, justify="left" if column in ("cell", "dataset") else "right")
+    rows = comparison.rows[:limit] if limit > 0 else comparison.rows
+    for row in rows:
+        style = "red" if row.ratio > 1.05 else "green" if row.ratio < 0.95 else ""
+        table.add_row(escape(label(row.identity)), row.identity["dataset"],
+                      str(row.identity["page_size"]), f"{row.median_a / 1e6:.3f}",
+                      f"{row.median_b / 1e6:.3f}", f"[{style}]{row.ratio:.3f}[/]" if style
+                      else f"{row.ratio:.3f}")
+    console.print(table)
+    mean = comparison.geometric_mean
+    console.print(f"{len(comparison.rows)} cells compared"
+                  + (f", geometric mean B / A = {mean:.3f}" if mean else "")
+                  + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
+                    f"{len(comparison.not_ok)} not ok in at least one run")
+    for identity, status_a, status_b in comparison.not_ok:
+        console.print(f"  {escape(label(identity))}: A {status_a}, B {status_b}")
+
+
+@click.command("export")
+@click.option("--run", "run_id", help="one run (default: every complete run)")
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
+              show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--allow-incomplete", is_flag=True, help="include runs that did not complete")
+def export_command(run_id: str | None, fmt: str, out: Path, allow_incomplete: bool) -> None:
+    """Write sample_rows (one row per sample, cell and run joined in) to Parquet or CSV."""
+    with Results(read_only=True) as results:
+        rows = results.export(out, fmt, run_id, allow_incomplete)
+    console.print(f"{rows:,} rows written to {out}")
+
+
+@click.command("runs")
+def runs_command() -> None:
+    """The runs in the results database, oldest first."""
+    with Results(read_only=True) as results:
+        runs = results.runs()
+    table = Table(title=str(db_path()))
+    for column in ("run", "status", "started (UTC)", "plan", "cells", "ok"):
+        table.add_column(column)
+    for r in runs:
+        style = "green" if r["status"] == "complete" else "yellow"
+        table.add_row(r["run_id"], f"[{style}]{r['status']}[/]",
+                      f"{r['started_at']:%Y-%m-%d %H:%M:%S}", r["plan_name"] or "",
+                      str(r["cells"]), str(r["ok"]))
+    console.print(table)
+
+
+@click.command("build")
+@click.option("--language", "languages", multiple=True, type=click.Choice(LANGUAGES),
+              help="only this language (repeatable; default: every driver project present)")
+def build_command(languages: tuple[str, ...]) -> None:
+    """Release builds of the drivers (cargo, cmake, maven)."""
+    from .build import build
+
+    built = build(languages or LANGUAGES, say=lambda m: console.print(f"[cyan]build[/] {m}"))
+    found = find_drivers()
+    for language in built:
+        where = found.get(language)
+        console.print(f"{language}: " + (f"driver at {where}" if where else
+                                         "built, but no driver executable yet"))
+
+
+@click.command("info")
+def info_command() -> None:
+    """Drivers found and their capabilities, datasets present, and this machine's provenance."""
+    from .datasets.manifest import list_datasets
+    from .provenance import git_state, host, toolchains
+
+    found = find_drivers()
+    if not found:
+        console.print("no driver found; run `serbench build` (or set SERBENCH_DRIVER_<LANG>)")
+    for language, path in found.items():
+        try:
+            info = DriverProcess(language, path).info()
+        except DriverFailure as exc:
+            console.print(f"[red]{language}[/] driver at {path} is broken: {escape(str(exc))}")
+            continue
+        _capabilities(language, path, info)
+    datasets = Table(title=f"datasets under {data_root()}")
+    for column in ("directory", "model", "objects", "MB"):
+        datasets.add_column(column)
+    for directory, manifest in list_datasets(data_root()):
+        datasets.add_row(directory.name, manifest.model, f"{manifest.count:,}",
+                         f"{manifest.bytes / 1e6:.1f}")
+    console.print(datasets)
+    console.print_json(json.dumps({"host": host(), "toolchains": toolchains(),
+                                   "git": git_state()}))
+
+
+def _capabilities(language: str, path: Path, info: dict) -> None:
+    table = Table(title=f"{language} driver {info.get('driver_version', '?')} at {path}; "
+                        f"tasks: {', '.join(info['tasks'])}")
+    for column in ("method", "depths", "variants", "models"):
+        table.add_column(column)
+    for method, spec in info["methods"].items():
+        models = spec["models"]
+        table.add_row(method, ", ".join(spec["depths"]) or "-",
+                      ", ".join(spec["variants"]) or "-",
+                      "all" if set(models) >= set(info["models"]) else ", ".join(models))
+    console.print(table)
+    libraries = info.get("libraries") or {}
+    if libraries:
+        console.print("  libraries: " + ", ".join(f"{k} {v}" for k, v in libraries.items()))
+
+
+@click.command("demo")
+@click.pass_context
+def demo_command(ctx: click.Context) -> None:
+    """Everything at once: default data, driver builds, the default plan, the report."""
+    from .cli_data import data_default
+
+    ctx.invoke(data_default)
+    ctx.invoke(build_command, languages=())
+    run_id = ctx.invoke(run, plan=None, pin=None, run_id=None, keep_files=False)
+    _report(run_id)
+
+
+def _report(run_id: str) -> None:
+    try:
+        from .report import render_run
+    except ImportError:
+        console.print("the report module is not available yet; results stay in the database")
+        return
+    html, markdown = render_run(db_path(), run_id, home() / "reports" / run_id)
+    console.print(f"report: {html}\nsummary: {markdown}")

@@ -1,0 +1,438 @@
+"""Plans: which cells a run measures, written in TOML and expanded into concrete cells.
+
+```toml
+name = "default"                  # optional; default: the file's stem
+description = "..."               # optional
+
+[params]                          # defaults for every group
+dataset = "default"               # a directory under the data root, or an absolute path
+n = [100, 1000, 10000]            # objects per read; capped at the dataset's object count
+page_size = 262144
+warmups = 1
+repetitions = 5
+cold = true                       # evict data and index files before every repetition
+threads = 1
+seed = 42                         # read_seq start and read_rand id list
+timeout_s = 600                   # per driver request
+pin_cpus = ""                     # taskset CPU list for the drivers; "" = no pinning
+raw = true                        # add the `raw` floor beside every read
+
+[[group]]                         # one or more; each is a product of its lists
+tasks = ["write", "read_seq", "read_rand"]
+models = "*"                      # "*" or a list; likewise methods, languages, depths, variants
+methods = "*"                     # "*" = every method the driver's info offers
+languages = "*"                   # "*" = every driver found
+depths = "*"                      # "*" = every depth the method offers
+variants = "*"                    # "*" = the default variant "" and every listed variant
+# any key of [params] may be overridden inside a group
+```
+
+`load_plan` validates everything that can be checked without drivers (errors name the plan file
+and the key); `expand` resolves "*" against the drivers' `info` and the datasets, and returns
+the cells in run order. A cell outside a driver's capability matrix is kept with the reason, so
+the run records it as `unsupported` rather than silently dropping it.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from .models import MODELS
+
+LANGUAGES = ("rust", "cpp", "java")
+PROTOCOL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro",
+                  "sizes")
+RUNNABLE_TASKS = ("write", "read_seq", "read_rand")
+READ_TASKS = ("read_seq", "read_rand")
+DEPTHS = ("materialize", "access", "key")
+RAW = "raw"
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+CPU_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
+EMBEDDED = ("default", "full")
+
+
+class PlanError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Params:
+    dataset: str = "default"
+    n: tuple[int, ...] = (100, 1000, 10000)
+    page_size: int = 262144
+    warmups: int = 1
+    repetitions: int = 5
+    cold: bool = True
+    threads: int = 1
+    seed: int = 42
+    timeout_s: float = 600.0
+    pin_cpus: str = ""
+    raw: bool = True
+
+
+@dataclass(frozen=True)
+class Group:
+    number: int  # 1-based position in the plan, for messages
+    tasks: tuple[str, ...]
+    models: tuple[str, ...] | None  # None means "*"
+    methods: tuple[str, ...] | None
+    languages: tuple[str, ...] | None
+    depths: tuple[str, ...] | None
+    variants: tuple[str, ...] | None
+    params: Params
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    description: str
+    source: str  # file path or "embedded:<name>"
+    toml: str
+    params: Params
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One measured unit; `identity` is what compare matches across runs."""
+
+    language: str
+    task: str
+    model: str
+    method: str
+    depth: str  # "" for write and raw, which decode nothing
+    variant: str  # for raw: the method whose file is read
+    dataset: str  # label: the directory name
+    dataset_dir: Path
+    n: int
+    threads: int
+    page_size: int
+    cold: bool
+    warmups: int
+    repetitions: int
+    seed: int
+    timeout_s: float
+    pin_cpus: str
+    unsupported: str | None = None  # why the capability matrix excludes it
+    cell_id: int = 0
+
+    @property
+    def identity(self) -> tuple:
+        return (self.language, self.task, self.model, self.method, self.depth, self.variant,
+                self.dataset, self.n, self.threads, self.page_size, self.cold)
+
+    @property
+    def group_key(self) -> tuple:
+        """Cells sharing one fresh driver process."""
+        return (self.dataset_dir, self.model, self.page_size, self.language, self.method)
+
+    def plan_params(self) -> dict:
+        return {"warmups": self.warmups, "repetitions": self.repetitions, "seed": self.seed,
+                "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
+
+
+# -- loading and validation ------------------------------------------------------------------
+
+def load_plan(path: Path | None = None) -> Plan:
+    """A plan file, or the embedded default when no path is given."""
+    if path is None:
+        return load_embedded("default")
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot read the plan: {exc.strerror}") from None
+    return parse_plan(text, str(path), Path(path).stem)
+
+
+def load_embedded(name: str) -> Plan:
+    if name not in EMBEDDED:
+        raise PlanError(f"no embedded plan {name!r}; embedded plans: {', '.join(EMBEDDED)}")
+    text = resources.files("serbench").joinpath("plans", f"{name}.toml").read_text()
+    return parse_plan(text, f"embedded:{name}", name)
+
+
+def parse_plan(text: str, source: str, default_name: str) -> Plan:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PlanError(f"{source}: TOML syntax error: {exc}") from None
+    check = _Checker(source)
+    check.keys(doc, "", {"name", "description", "params", "group"})
+    name = check.string(doc.get("name", default_name), "name")
+    if not ID_PATTERN.match(name.replace("-", "_")):
+        raise check.error("name", f"must be a short id (letters, digits, _ or -), got {name!r}")
+    description = check.string(doc.get("description", ""), "description")
+    params = check.params(check.table(doc.get("params", {}), "params"), Params(), "params")
+    groups = doc.get("group")
+    if not isinstance(groups, list) or not groups:
+        raise check.error("group", "at least one [[group]] table is required")
+    parsed = tuple(check.group(g, i + 1, params) for i, g in enumerate(groups))
+    return Plan(name, description, source, text, params, parsed)
+
+
+PARAM_TYPES = {field_.name: field_.type for field_ in Params.__dataclass_fields__.values()}
+GROUP_LISTS = {"tasks": None, "models": MODELS, "methods": None, "languages": LANGUAGES,
+               "depths": DEPTHS, "variants": None}
+
+
+class _Checker:
+    """Validation with messages of the form `<plan>: <key path>: <problem>`."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def error(self, key: str, problem: str) -> PlanError:
+        return PlanError(f"{self.source}: {key}: {problem}")
+
+    def keys(self, table: dict, where: str, allowed: set[str]) -> None:
+        for key in table:
+            if key not in allowed:
+                path = f"{where}.{key}" if where else key
+                raise self.error(path, f"unknown key; allowed: {', '.join(sorted(allowed))}")
+
+    def table(self, value, key: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.error(key, f"must be a table, got {_kind(value)}")
+        return value
+
+    def string(self, value, key: str) -> str:
+        if not isinstance(value, str):
+            raise self.error(key, f"must be a string, got {_kind(value)}")
+        return value
+
+    def integer(self, value, key: str, minimum: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(key, f"must be an integer, got {_kind(value)}")
+        if value < minimum:
+            raise self.error(key, f"must be >= {minimum}, got {value}")
+        return value
+
+    def params(self, table: dict, base: Params, where: str) -> Params:
+        values = {}
+        for key, value in table.items():
+            path = f"{where}.{key}"
+            if key not in PARAM_TYPES:
+                raise self.error(path, f"unknown key; allowed: {', '.join(PARAM_TYPES)}")
+            values[key] = self.param(key, value, path)
+        return replace(base, **values)
+
+    def param(self, key: str, value, path: str):
+        if key == "n":
+            items = value if isinstance(value, list) else [value]
+            if not items:
+                raise self.error(path, "must name at least one n")
+            return tuple(sorted({self.integer(v, path, 1) for v in items}))
+        if key in ("cold", "raw"):
+            if not isinstance(value, bool):
+                raise self.error(path, f"must be true or false, got {_kind(value)}")
+            return value
+        if key == "timeout_s":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise self.error(path, f"must be a positive number of seconds, got {value!r}")
+            return float(value)
+        if key == "dataset":
+            if not self.string(value, path):
+                raise self.error(path, "must not be empty")
+            return value
+        if key == "pin_cpus":
+            if self.string(value, path) and not CPU_LIST.match(value):
+                raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
+            return value
+        minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "threads": 1, "seed": 0}[key]
+        number = self.integer(value, path, minimum)
+        if key == "page_size" and number >= 2**31:
+            raise self.error(path, f"must be below 2^31, got {number}")
+        if key == "seed" and number >= 2**63:
+            raise self.error(path, f"must fit in 63 bits, got {number}")
+        return number
+
+    def group(self, raw, number: int, defaults: Params) -> Group:
+        where = f"group[{number}]"
+        table = self.table(raw, where)
+        self.keys(table, where, set(GROUP_LISTS) | set(PARAM_TYPES))
+        if "tasks" not in table:
+            raise self.error(f"{where}.tasks", "required")
+        lists = {key: self.id_list(table.get(key, "*"), f"{where}.{key}", known)
+                 for key, known in GROUP_LISTS.items()}
+        if RAW in (lists["methods"] or ()):
+            raise self.error(f"{where}.methods", "the raw floor is not a method to list; "
+                                                 "it is added by raw = true")
+        tasks = lists.pop("tasks")
+        if tasks is None:
+            tasks = RUNNABLE_TASKS
+        for task in tasks:
+            if task not in PROTOCOL_TASKS:
+                raise self.error(f"{where}.tasks", f"unknown task {task!r}; "
+                                                   f"known: {', '.join(PROTOCOL_TASKS)}")
+            if task not in RUNNABLE_TASKS:
+                raise self.error(f"{where}.tasks", f"task {task!r} is not run by this harness "
+                                                   f"yet; runnable: {', '.join(RUNNABLE_TASKS)}")
+        param_table = {k: v for k, v in table.items() if k in PARAM_TYPES}
+        params = self.params(param_table, defaults, where)
+        return Group(number, tasks, params=params, **lists)
+
+    def id_list(self, value, path: str, known: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value == "*":
+            return None
+        if not isinstance(value, list) or not value:
+            raise self.error(path, f"must be \"*\" or a non-empty list of ids, got {value!r}")
+        for item in value:
+            if not isinstance(item, str):
+                raise self.error(path, f"ids must be strings, got {_kind(item)}")
+            if known is not None and item not in known:
+                raise self.error(path, f"unknown id {item!r}; known: {', '.join(known)}")
+            if known is None and item and not ID_PATTERN.match(item):
+                raise self.error(path, f"{item!r} is not a snake_case id")
+        return tuple(dict.fromkeys(value))
+
+
+def _kind(value) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+
+
+# -- expansion -------------------------------------------------------------------------------
+
+Counter = Callable[[Path, str], int]  # (dataset directory, model) -> object count
+
+
+def dataset_dir(name: str, data_root: Path) -> Path:
+    path = Path(name)
+    return path if path.is_absolute() else data_root / name
+
+
+@dataclass
+class _Expansion:
+    plan: Plan
+    infos: dict[str, dict]
+    count: Counter
+    data_root: Path
+    cells: dict[tuple, Cell] = field(default_factory=dict)
+    origin: dict[tuple, int] = field(default_factory=dict)
+
+    def add(self, cell: Cell, group: Group) -> None:
+        key = cell.identity
+        previous = self.cells.get(key)
+        if previous is None:
+            self.cells[key] = cell
+            self.origin[key] = group.number
+        elif previous != cell:
+            raise PlanError(
+                f"{self.plan.source}: group[{self.origin[key]}] and group[{group.number}] both "
+                f"make cell {cell.language}/{cell.method}/{cell.model}/{cell.task}/n={cell.n} "
+                "with different parameters; give them different page_size, cold or n")
+
+
+def expand(plan: Plan, infos: dict[str, dict], count: Counter, data_root: Path) -> list[Cell]:
+    """Concrete cells in run order, numbered from 1."""
+    ex = _Expansion(plan, infos, count, data_root)
+    for group in plan.groups:
+        for language in _languages(plan, group, infos):
+            for model in group.models or MODELS:
+                _expand_model(ex, group, language, model)
+    ordered = sorted(ex.cells.values(), key=_run_order)
+    return [replace(cell, cell_id=i + 1) for i, cell in enumerate(ordered)]
+
+
+def _languages(plan: Plan, group: Group, infos: dict[str, dict]) -> tuple[str, ...]:
+    if group.languages is None:
+        if not infos:
+            raise PlanError(f"{plan.source}: group[{group.number}]: no driver found; "
+                            "run `serbench build`")
+        return tuple(sorted(infos))
+    for language in group.languages:
+        if language not in infos:
+            raise PlanError(f"{plan.source}: group[{group.number}].languages: no {language} "
+                            "driver found; run `serbench build` or set "
+                            f"SERBENCH_DRIVER_{language.upper()}")
+    return group.languages
+
+
+def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> None:
+    p = group.params
+    directory = dataset_dir(p.dataset, ex.data_root)
+    count = ex.count(directory, model)
+    info = ex.infos[language]
+    methods = group.methods or tuple(m for m in info["methods"] if m != RAW)
+    ns = tuple(sorted({min(n, count) for n in p.n})) if count else ()
+
+    def cell(task, method, depth, variant, n, unsupported=None) -> Cell:
+        return Cell(language, task, model, method, depth, variant, directory.name, directory,
+                    n, p.threads, p.page_size, p.cold, p.warmups, p.repetitions, p.seed,
+                    p.timeout_s, p.pin_cpus, unsupported)
+
+    for method in methods:
+        why = _method_unsupported(info, method, model)
+        depths = group.depths or tuple(info["methods"].get(method, {}).get("depths", ())) or ("",)
+        variants = group.variants or ("", *info["methods"].get(method, {}).get("variants", ()))
+        for task in group.tasks:
+            task_why = why or _task_unsupported(info, task)
+            for variant in variants:
+                variant_why = task_why or _variant_unsupported(info, method, variant)
+                if task == "write":
+                    ex.add(cell(task, method, "", variant, count, variant_why), group)
+                    continue
+                for depth in depths:
+                    depth_why = variant_why or _depth_unsupported(info, method, depth)
+                    for n in ns:
+                        ex.add(cell(task, method, depth, variant, n, depth_why), group)
+        if p.raw and not why:
+            for task in (t for t in group.tasks if t in READ_TASKS):
+                raw_why = _method_unsupported(info, RAW, model) or _task_unsupported(info, task)
+                for n in ns:
+                    ex.add(cell(task, RAW, "", method, n, raw_why), group)
+
+
+def _method_unsupported(info: dict, method: str, model: str) -> str | None:
+    spec = info["methods"].get(method)
+    if spec is None:
+        return f"the {info['language']} driver has no method {method}"
+    if model not in spec["models"] or model not in info["models"]:
+        return f"{info['language']} {method} does not support model {model}"
+    return None
+
+
+def _task_unsupported(info: dict, task: str) -> str | None:
+    if task not in info["tasks"]:
+        return f"the {info['language']} driver does not run task {task}"
+    return None
+
+
+def _variant_unsupported(info: dict, method: str, variant: str) -> str | None:
+    if variant and variant not in info["methods"][method]["variants"]:
+        return f"{info['language']} {method} has no variant {variant}"
+    return None
+
+
+def _depth_unsupported(info: dict, method: str, depth: str) -> str | None:
+    if depth not in info["methods"][method]["depths"]:
+        return f"{info['language']} {method} does not support depth {depth or '(none)'}"
+    return None
+
+
+TASK_ORDER = {task: i for i, task in enumerate(PROTOCOL_TASKS)}
+
+
+def _run_order(cell: Cell) -> tuple:
+    # files are written before they are read; the raw floor reads them after every method
+    return (str(cell.dataset_dir), cell.model, cell.page_size,
+            cell.method == RAW, cell.language, cell.method, TASK_ORDER[cell.task], cell.variant,
+            cell.depth, cell.n, cell.cold)
+
+
+def describe(cell: Cell) -> str:
+    parts = [cell.language, cell.method + (f"[{cell.variant}]" if cell.variant else ""),
+             cell.model, cell.task]
+    if cell.depth:
+        parts.append(cell.depth)
+    return "/".join(parts) + f" n={cell.n:,}"
+
+
+def summary(plan: Plan) -> dict:
+    """The plan's own parameters, as stored with a run."""
+    return {"name": plan.name, "source": plan.source, "params": asdict(plan.params),
+            "groups": [asdict(g) for g in plan.groups]}

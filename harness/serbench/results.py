@@ -1,0 +1,301 @@
+"""The results database: DuckDB at `$SERBENCH_HOME/results.duckdb` (docs/results-schema.md).
+
+Schema version 1:
+
+- `meta(key, value)`: `schema_version` = "1".
+- `runs`: one row per `serbench run`, with its status (`running`, `complete`, `failed`,
+  `interrupted`) and provenance (host, toolchains, drivers' info, git, seed, parameters).
+- `cells`: one row per cell of a run: identity (language, task, model, method, depth, variant,
+  dataset, n, threads, page_size, cold), status (`ok`, `invalid`, `failed`, `unsupported`),
+  the error if any, expected and measured checksums, eviction used, counters and the request
+  parameters as sent.
+- `samples`: one row per repetition of a cell (warm-ups included, flagged), times in ns.
+- view `sample_rows`: samples with their cell and run joined in; a cell without samples
+  appears once with NULL sample columns.
+
+Atomicity: a run is inserted `running`, each cell with its samples is one transaction, and the
+run becomes `complete` only at the end. A harness killed mid-run leaves `running`, which readers
+treat as incomplete. Only `ok` cells have samples, and a cell is `ok` only when its checksum
+and count matched the expectation.
+"""
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import duckdb
+
+from .paths import home
+from .plan import Cell
+
+SCHEMA_VERSION = "1"
+RUN_STATUSES = ("running", "complete", "failed", "interrupted")
+CELL_STATUSES = ("ok", "invalid", "failed", "unsupported")
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+SAMPLE_KEYS = ("rep", "warmup", "total_ns", "cpu_ns", "io_ns")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR PRIMARY KEY,
+    status VARCHAR NOT NULL,            -- running | complete | failed | interrupted
+    started_at TIMESTAMP NOT NULL,      -- UTC
+    finished_at TIMESTAMP,              -- UTC; NULL while running
+    plan_name VARCHAR,
+    plan_toml VARCHAR,
+    seed BIGINT,
+    git_commit VARCHAR,
+    git_dirty BOOLEAN,
+    host JSON,
+    toolchains JSON,
+    drivers JSON,
+    params JSON
+);
+CREATE TABLE IF NOT EXISTS cells (
+    run_id VARCHAR NOT NULL,
+    cell_id INTEGER NOT NULL,
+    language VARCHAR NOT NULL,
+    task VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    method VARCHAR NOT NULL,
+    depth VARCHAR NOT NULL,             -- '' for write and raw
+    variant VARCHAR NOT NULL,           -- '' = default; for raw: the method whose file is read
+    dataset VARCHAR NOT NULL,
+    n BIGINT NOT NULL,
+    threads INTEGER NOT NULL,
+    page_size INTEGER NOT NULL,
+    cold BOOLEAN NOT NULL,
+    status VARCHAR NOT NULL,            -- ok | invalid | failed | unsupported
+    error_kind VARCHAR,
+    message VARCHAR,
+    stderr VARCHAR,
+    expected_count BIGINT,
+    expected_sum VARCHAR,
+    got_count BIGINT,
+    got_sum VARCHAR,
+    eviction VARCHAR,
+    counters JSON,
+    params JSON,
+    PRIMARY KEY (run_id, cell_id)
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id VARCHAR NOT NULL,
+    cell_id INTEGER NOT NULL,
+    rep INTEGER NOT NULL,
+    warmup BOOLEAN NOT NULL,
+    total_ns BIGINT NOT NULL,
+    cpu_ns BIGINT NOT NULL,
+    io_ns BIGINT NOT NULL,
+    extra JSON,
+    PRIMARY KEY (run_id, cell_id, warmup, rep)
+);
+CREATE OR REPLACE VIEW sample_rows AS
+SELECT r.run_id, r.status AS run_status, r.started_at, r.finished_at, r.plan_name, r.seed,
+       r.git_commit, r.git_dirty, r.host, r.toolchains, r.drivers, r.params AS run_params,
+       c.cell_id, c.language, c.task, c.model, c.method, c.depth, c.variant, c.dataset, c.n,
+       c.threads, c.page_size, c.cold, c.status, c.error_kind, c.message, c.expected_count,
+       c.expected_sum, c.got_count, c.got_sum, c.eviction, c.counters, c.params,
+       s.rep, s.warmup, s.total_ns, s.cpu_ns, s.io_ns, s.extra
+FROM cells c
+JOIN runs r ON r.run_id = c.run_id
+LEFT JOIN samples s ON s.run_id = c.run_id AND s.cell_id = c.cell_id;
+"""
+
+
+class ResultsError(RuntimeError):
+    pass
+
+
+def db_path() -> Path:
+    return home() / "results.duckdb"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def new_run_id() -> str:
+    return utc_now().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+@dataclass
+class CellResult:
+    """What the runner concluded about one cell."""
+
+    status: str
+    error_kind: str | None = None
+    message: str | None = None
+    stderr: str | None = None
+    expected: dict | None = None  # {"count": int, "sum": "16 hex"}
+    got: dict | None = None
+    eviction: str | None = None
+    counters: dict | None = None
+    params: dict | None = None
+    samples: list[dict] = field(default_factory=list)
+
+    def __post_init__(self):
+        if self.status not in CELL_STATUSES:
+            raise ValueError(f"bad cell status {self.status!r}")
+        if self.status != "ok" and self.samples:
+            raise ValueError("only ok cells keep samples: other numbers must never be plotted")
+
+
+class Results:
+    """One connection to the results database, schema created or checked on open."""
+
+    def __init__(self, path: Path | None = None, read_only: bool = False):
+        self.path = Path(path) if path else db_path()
+        if read_only and not self.path.exists():
+            raise ResultsError(f"{self.path}: no results yet; run `serbench run` first")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            raise ResultsError(f"{self.path}: cannot open the results database (another "
+                               f"serbench process may be using it): {exc}") from None
+        self._check_schema(read_only)
+
+    def _check_schema(self, read_only: bool) -> None:
+        has_meta = self.con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'meta'"
+        ).fetchone()[0]
+        if has_meta:
+            row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise ResultsError(f"{self.path}: results schema version "
+                                   f"{row[0] if row else 'unknown'}, this serbench reads "
+                                   f"version {SCHEMA_VERSION}; move the file away to start anew")
+            return
+        if read_only:
+            raise ResultsError(f"{self.path}: not a serbench results database")
+        self.con.execute("BEGIN")
+        self.con.execute(SCHEMA)
+        self.con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+        self.con.execute("COMMIT")
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Results":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def begin_run(self, run_id: str, plan_name: str, plan_toml: str, seed: int,
+                  provenance: dict, params: dict) -> None:
+        if not RUN_ID.match(run_id):
+            raise ResultsError(f"bad run id {run_id!r}: letters, digits, _ . - only")
+        if self.run(run_id) is not None:
+            raise ResultsError(f"run {run_id} already exists in {self.path}")
+        git = provenance.get("git", {})
+        self.con.execute(
+            "INSERT INTO runs VALUES (?, 'running', ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [run_id, utc_now(), plan_name, plan_toml, seed, git.get("commit"), git.get("dirty"),
+             _json(provenance.get("host")), _json(provenance.get("toolchains")),
+             _json(provenance.get("drivers")), _json(params)])
+
+    def add_cell(self, run_id: str, cell: Cell, result: CellResult) -> None:
+        """The cell and its samples in one transaction: a cell is stored whole or not at all."""
+        expected, got = result.expected or {}, result.got or {}
+        self.con.execute("BEGIN")
+        try:
+            self.con.execute(
+                "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?, ?, ?)",
+                [run_id, cell.cell_id, cell.language, cell.task, cell.model, cell.method,
+                 cell.depth, cell.variant, cell.dataset, cell.n, cell.threads, cell.page_size,
+                 cell.cold, result.status, result.error_kind, result.message, result.stderr,
+                 expected.get("count"), expected.get("sum"), got.get("count"), got.get("sum"),
+                 result.eviction, _json(result.counters), _json(result.params)])
+            if result.samples:
+                self.con.executemany(
+                    "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [[run_id, cell.cell_id, s["rep"], s["warmup"], s["total_ns"], s["cpu_ns"],
+                      s["io_ns"], _extra(s)] for s in result.samples])
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    def finish_run(self, run_id: str, status: str) -> None:
+        if status not in RUN_STATUSES[1:]:
+            raise ValueError(f"bad final run status {status!r}")
+        self.con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
+                         [status, utc_now(), run_id])
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def run(self, run_id: str) -> dict | None:
+        rows = self._dicts("SELECT * FROM runs WHERE run_id = ?", [run_id])
+        return rows[0] if rows else None
+
+    def runs(self) -> list[dict]:
+        return self._dicts(
+            "SELECT r.run_id, r.status, r.started_at, r.finished_at, r.plan_name, "
+            "count(c.cell_id) AS cells, count(c.cell_id) FILTER (c.status = 'ok') AS ok "
+            "FROM runs r LEFT JOIN cells c USING (run_id) GROUP BY ALL ORDER BY r.started_at")
+
+    def latest_run(self) -> str | None:
+        row = self.con.execute("SELECT run_id FROM runs WHERE status = 'complete' "
+                               "ORDER BY started_at DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def require_run(self, run_id: str, allow_incomplete: bool = False) -> dict:
+        """A run that exists and, unless allowed otherwise, completed."""
+        run = self.run(run_id)
+        if run is None:
+            raise ResultsError(f"no run {run_id!r} in {self.path}; `serbench runs` lists them")
+        if run["status"] != "complete" and not allow_incomplete:
+            raise ResultsError(f"run {run_id} is {run['status']}, not complete; its numbers may "
+                               "be partial (pass --allow-incomplete to use it anyway)")
+        return run
+
+    def cells(self, run_id: str) -> list[dict]:
+        return self._dicts("SELECT * FROM cells WHERE run_id = ? ORDER BY cell_id", [run_id])
+
+    def samples(self, run_id: str) -> list[dict]:
+        return self._dicts("SELECT * FROM samples WHERE run_id = ? ORDER BY cell_id, warmup DESC, "
+                           "rep", [run_id])
+
+    def _dicts(self, query: str, params: list | None = None) -> list[dict]:
+        cursor = self.con.execute(query, params or [])
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    # -- export ----------------------------------------------------------------------------
+
+    def export(self, out: Path, fmt: str, run_id: str | None = None,
+               allow_incomplete: bool = False) -> int:
+        """sample_rows of one run (or of every run) to Parquet or CSV; returns the row count."""
+        if fmt not in ("parquet", "csv"):
+            raise ResultsError(f"unknown export format {fmt!r}; use parquet or csv")
+        if run_id is not None:
+            self.require_run(run_id, allow_incomplete)
+            where, params = "WHERE run_id = ?", [run_id]
+        else:
+            where, params = ("", []) if allow_incomplete else ("WHERE run_status = 'complete'", [])
+        relation = self.con.sql(f"SELECT * FROM sample_rows {where} "
+                                "ORDER BY run_id, cell_id, warmup DESC, rep", params=params)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "parquet":
+            relation.write_parquet(str(out))
+        else:
+            relation.write_csv(str(out))
+        return len(relation)
+
+
+def _extra(sample: dict) -> str | None:
+    """Whatever a sample carries beyond the standard keys (e.g. per-thread times)."""
+    extra = {k: v for k, v in sample.items() if k not in SAMPLE_KEYS}
+    return _json(extra) if extra else None
+
+
+def _json(value) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)

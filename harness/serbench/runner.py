@@ -1,0 +1,640 @@
+"""`serbench run`: execute a plan's cells against the drivers and store every outcome.
+
+Order of work, per dataset × model × page size ("batch"):
+  1. for each language × method (a "group", one FRESH driver process, so no JIT or heap state
+     leaks between methods): verify with `roundtrip` on the dataset at every depth the group
+     reads (a failure makes every cell of the group `invalid`, untimed), then the write cells
+     (each written file is re-read with `scan` and must match the manifest), then the reads of
+     that file;
+  2. the `raw` floor of each language over the files its methods wrote, each result re-read by
+     every other language's driver (their checksums must agree);
+  3. the batch's files are deleted unless asked to keep them.
+
+A cell is `ok` only when the driver answered ok, its samples are well formed and its checksum
+and count equal the harness's expectation, computed from the dataset (per-object hashes, the
+seeded start or id list). A driver that crashes, hangs or answers garbage fails the cell (with
+its stderr tail) and is replaced by a fresh one for the next cell.
+"""
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+from array import array
+from dataclasses import dataclass, field, replace
+from itertools import groupby
+from pathlib import Path
+
+from .checksum import MASK, hex64, object_hash, set_checksum
+from .datasets.manifest import Manifest, data_path, load_manifest
+from .driver import DriverFailure, DriverProcess, find_drivers
+from .native import NativeError, datagen_path
+from .paths import cache_dir, data_root, home
+from .plan import RAW, Cell, Plan, expand, summary
+from .provenance import collect
+from .results import CellResult, Results, new_run_id
+
+HEX_SUM = re.compile(r"[0-9a-f]{16}")  # u64 sums travel as 16 lowercase hex digits
+
+
+class RunError(RuntimeError):
+    pass
+
+
+# -- expectations ----------------------------------------------------------------------------
+
+def hashes_path(directory: Path, model: str) -> Path:
+    return directory / f"{model}.hashes"
+
+
+def dataset_hashes(directory: Path, model: str) -> array:
+    """Per-object hashes of a dataset, in file order, as u64.
+
+    Cached in `<model>.hashes` (u64 little-endian per object) next to the dataset. A cache is
+    trusted only when its length is 8 × count and its hashes add up to the manifest's set
+    checksum; otherwise it is made again, by serbench-datagen when it can, else in Python.
+    """
+    manifest = load_manifest(directory, model)
+    path = hashes_path(directory, model)
+    cached = _read_hashes(path, manifest)
+    if cached is not None:
+        return cached
+    staging = path.with_suffix(".hashes.tmp")
+    for make in (_native_hashes, _python_hashes):
+        made = _read_hashes(staging, manifest) if make(directory, model, staging) else None
+        if made is not None:
+            staging.replace(path)
+            return made
+    staging.unlink(missing_ok=True)
+    raise RunError(f"{data_path(directory, model)}: per-object hashes do not add up to the "
+                   f"manifest's checksum {manifest.set_checksum}; the dataset is damaged")
+
+
+def _read_hashes(path: Path, manifest: Manifest) -> array | None:
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if len(raw) != 8 * manifest.count:
+        return None
+    hashes = u64_array(raw)
+    total = sum(hashes) & MASK
+    return hashes if hex64(total) == manifest.set_checksum["sum"] else None
+
+
+def _native_hashes(directory: Path, model: str, out: Path) -> bool:
+    """serbench-datagen's `checksum --hashes`, when a datagen build that has it exists."""
+    try:
+        tool = datagen_path(build=False)
+        proc = subprocess.run([str(tool), "checksum", "--model", model, "--in",
+                               str(data_path(directory, model)), "--hashes", str(out)],
+                              capture_output=True)
+    except (NativeError, OSError):  # no datagen build: the Python reference does it
+        return False
+    return proc.returncode == 0 and out.exists()
+
+
+def _python_hashes(directory: Path, model: str, out: Path) -> bool:
+    hashes = array("Q")
+    with open(data_path(directory, model), "rb") as f:
+        for line in f:
+            if line.strip():
+                hashes.append(object_hash(model, json.loads(line)))
+    out.write_bytes(u64_bytes(hashes))
+    return True
+
+
+def read_seq_start(seed: int, model: str, count: int, n: int) -> int:
+    """The seeded first object of a sequential read; the same for every method and language."""
+    return random.Random(f"read_seq:{seed}:{model}:{count}:{n}").randrange(count - n + 1)
+
+
+def ids_file(model: str, count: int, n: int, seed: int) -> Path:
+    """The seeded random id list (u64 LE, repeats allowed), written once and shared by every
+    method and language. Longer lists extend shorter ones of the same seed."""
+    path = cache_dir() / "ids" / f"{model}-c{count}-s{seed}-n{n}.u64"
+    if path.exists() and path.stat().st_size == 8 * n:
+        return path
+    rng = random.Random(f"read_rand:{seed}:{model}:{count}")
+    ids = array("Q", (rng.randrange(count) for _ in range(n)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_suffix(".tmp")
+    staging.write_bytes(u64_bytes(ids))
+    staging.replace(path)
+    return path
+
+
+def read_ids(path: Path) -> array:
+    return u64_array(path.read_bytes())
+
+
+def u64_array(raw: bytes) -> array:
+    """u64 little-endian bytes (the files' format) as an array in native order."""
+    values = array("Q")
+    values.frombytes(raw)
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
+def u64_bytes(values: array) -> bytes:
+    if sys.byteorder == "big":
+        values = array("Q", values)
+        values.byteswap()
+    return values.tobytes()
+
+
+def set_checksum_of(hashes) -> dict:
+    count, total = set_checksum(hashes)
+    return {"count": count, "sum": hex64(total)}
+
+
+# -- checking driver answers -----------------------------------------------------------------
+
+class BadAnswer(Exception):
+    """A well-formed response whose result breaks the protocol (a driver defect)."""
+
+
+def checksum_of(result: dict) -> dict:
+    checksum = result.get("checksum")
+    if not (isinstance(checksum, dict) and type(checksum.get("count")) is int
+            and isinstance(checksum.get("sum"), str) and HEX_SUM.fullmatch(checksum["sum"])):
+        raise BadAnswer(f"result has no valid checksum {{count, sum: 16 lowercase hex}}: "
+                        f"{checksum!r}")
+    return {"count": checksum["count"], "sum": checksum["sum"]}
+
+
+def checked_samples(result: dict, warmups: int, repetitions: int) -> list[dict]:
+    samples = result.get("samples")
+    if not isinstance(samples, list):
+        raise BadAnswer("result has no samples list")
+    for s in samples:
+        if not (isinstance(s, dict) and type(s.get("rep")) is int
+                and isinstance(s.get("warmup"), bool)
+                and all(type(s.get(k)) is int and s[k] >= 0
+                        for k in ("total_ns", "cpu_ns", "io_ns"))):
+            raise BadAnswer(f"malformed sample {s!r}")
+    got = (sum(s["warmup"] for s in samples), sum(not s["warmup"] for s in samples))
+    if got != (warmups, repetitions):
+        raise BadAnswer(f"{got[0]} warm-ups and {got[1]} repetitions returned, "
+                        f"{warmups} and {repetitions} asked")
+    return samples
+
+
+def mismatch(what: str, got: dict, expected: dict) -> str | None:
+    if got["count"] != expected["count"]:
+        return f"{what}: count {got['count']} differs from expected {expected['count']}"
+    if expected.get("sum") is not None and got["sum"] != expected["sum"]:
+        return f"{what}: checksum {got['sum']} differs from expected {expected['sum']}"
+    return None
+
+
+def failed(exc: DriverFailure, what: str = "") -> CellResult:
+    return CellResult("failed", exc.kind, f"{what}{exc.message}", exc.stderr_tail or None)
+
+
+def from_response(response: dict, what: str = "") -> CellResult | None:
+    """The outcome of an unsupported or error answer; None for ok."""
+    if response["status"] == "unsupported":
+        return CellResult("unsupported", message=response.get("message") or "unsupported")
+    if response["status"] == "error":
+        error = response["error"]
+        kind = str(error.get("kind", "internal"))
+        status = "invalid" if kind == "checksum_mismatch" else "failed"
+        return CellResult(status, kind, f"{what}{error.get('message', '')}")
+    return None
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+@dataclass
+class FileState:
+    """A paged file made in this run, and why reads must not use it, if they must not."""
+
+    base: Path
+    problem: CellResult | None = None
+
+
+@dataclass
+class Runner:
+    plan: Plan
+    cells: list[Cell]
+    drivers: dict[str, Path]
+    infos: dict[str, dict]
+    results: Results
+    run_id: str
+    pin: str | None = None
+    keep_files: bool = False
+    listener: "Listener" = field(default_factory=lambda: Listener())
+    hashes: dict[tuple, array] = field(default_factory=dict)
+    files: dict[tuple, FileState] = field(default_factory=dict)
+    _peers: dict[str, DriverProcess | None] = field(default_factory=dict)
+
+    @property
+    def run_dir(self) -> Path:
+        return home() / "runs" / self.run_id
+
+    def execute(self) -> None:
+        for batch_key, batch in groupby(self.cells, key=lambda c: c.group_key[:3]):
+            try:
+                for _, group in groupby(batch, key=lambda c: c.group_key):
+                    self.run_group(list(group))
+            finally:
+                self.close_peers()
+                self.drop_files(batch_key)
+
+    def record(self, cell: Cell, result: CellResult) -> None:
+        # one verdict (a failed verification, an unusable file) may stand for many cells
+        result = replace(result, params=result.params or cell.plan_params())
+        self.results.add_cell(self.run_id, cell, result)
+        self.listener.done(cell, result)
+
+    def new_driver(self, language: str, cell: Cell) -> DriverProcess:
+        return DriverProcess(language, self.drivers[language], cell.timeout_s,
+                             self.pin or cell.pin_cpus or None).start()
+
+    # -- one group: one language × method × model, one fresh process -----------------------
+
+    def run_group(self, cells: list[Cell]) -> None:
+        todo = []
+        for cell in cells:
+            if cell.unsupported:
+                self.record(cell, CellResult("unsupported", message=cell.unsupported))
+            else:
+                todo.append(cell)
+        if not todo:
+            return
+        driver, done = None, 0
+        try:
+            self.listener.start(todo[0])
+            driver = self.new_driver(todo[0].language, todo[0])
+            verdict = {} if todo[0].method == RAW else self.verify_group(driver, todo)
+            for cell in todo:
+                self.listener.start(cell)
+                result = verdict.get(cell.depth) or verdict.get("*")
+                if result is None:
+                    if not driver.alive:  # the previous cell killed it: a fresh one, no leaks
+                        driver.close()
+                        driver = self.new_driver(cell.language, cell)
+                    result = self.run_cell(driver, cell)
+                self.record(cell, result)
+                done += 1
+        except DriverFailure as exc:  # a driver that cannot even start fails what is left
+            for cell in todo[done:]:
+                self.record(cell, failed(exc))
+        finally:
+            if driver is not None:
+                driver.close()
+
+    def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict[str, CellResult]:
+        """`roundtrip` over the whole dataset at every depth the group reads.
+
+        Returns outcomes that replace running cells: under "*" when the group must not be
+        timed at all (invalid), under a depth when only that depth is unsupported."""
+        first = cells[0]
+        method_depths = self.infos[first.language]["methods"][first.method]["depths"]
+        depths = sorted({c.depth for c in cells if c.depth}) or method_depths[:1]
+        manifest = load_manifest(first.dataset_dir, first.model)
+        verdict = {}
+        for depth in depths:
+            what = f"verification (roundtrip at depth {depth}): "
+            try:
+                response = driver.request(
+                    "roundtrip", model=first.model, method=first.method, depth=depth,
+                    variant="", params={"input": str(data_path(first.dataset_dir, first.model))})
+            except DriverFailure as exc:
+                return {"*": CellResult("invalid", exc.kind, what + exc.message,
+                                        exc.stderr_tail or None)}
+            outcome = from_response(response, what)
+            if outcome is not None and outcome.status == "unsupported":
+                verdict[depth] = outcome
+                continue
+            if outcome is not None:
+                return {"*": CellResult("invalid", outcome.error_kind, outcome.message)}
+            problem = self.roundtrip_problem(response["result"], manifest)
+            if problem:
+                return {"*": CellResult("invalid", "checksum_mismatch", what + problem)}
+        return verdict
+
+    @staticmethod
+    def roundtrip_problem(result: dict, manifest: Manifest) -> str | None:
+        try:
+            got = checksum_of(result)
+        except BadAnswer as exc:
+            return str(exc)
+        if result.get("mismatches") != 0:
+            return (f"{result.get('mismatches')} objects differ after the round trip, first at "
+                    f"line {result.get('first_mismatch')}")
+        return mismatch("round trip", got, manifest.set_checksum)
+
+    # -- one cell ------------------------------------------------------------------------------
+
+    def run_cell(self, driver: DriverProcess, cell: Cell) -> CellResult:
+        if cell.task == "write":
+            return self.run_write(driver, cell)
+        source = self.file_for(driver, cell)
+        if source.problem is not None:
+            return source.problem
+        params, expected = self.read_params(cell, source.base)
+        result = self.timed(driver, cell, params, expected)
+        if cell.method == RAW and result.status == "ok":
+            self.cross_check_raw(cell, params, result)
+        return result
+
+    def request_run(self, driver: DriverProcess, cell: Cell, params: dict) -> dict:
+        return driver.request("run", task=cell.task, model=cell.model, method=cell.method,
+                              depth=cell.depth, variant="" if cell.method == RAW else cell.variant,
+                              params=params)
+
+    def timed(self, driver: DriverProcess, cell: Cell, params: dict,
+              expected: dict) -> CellResult:
+        """One `run` request; the outcome, judged against the expectation."""
+        try:
+            response = self.request_run(driver, cell, params)
+        except DriverFailure as exc:
+            return failed(exc)
+        outcome = from_response(response)
+        if outcome is not None:
+            outcome.params = params
+            return outcome
+        result = response["result"]
+        try:
+            got = checksum_of(result)
+            samples = checked_samples(result, cell.warmups, cell.repetitions)
+            counters = result.get("counters", {})
+            if not isinstance(counters, dict):
+                raise BadAnswer("counters is not an object")
+        except BadAnswer as exc:
+            return CellResult("failed", "garbage", str(exc), params=params, expected=expected)
+        problem = mismatch(cell.task, got, expected)
+        status = "invalid" if problem else "ok"
+        eviction = result.get("eviction")
+        return CellResult(status, "checksum_mismatch" if problem else None, problem,
+                          expected=expected, got=got,
+                          eviction=eviction if isinstance(eviction, str) else None,
+                          counters=counters, params=params,
+                          samples=samples if status == "ok" else [])
+
+    def common_params(self, cell: Cell) -> dict:
+        return {"cold": cell.cold, "warmups": cell.warmups, "repetitions": cell.repetitions}
+
+    def run_write(self, driver: DriverProcess, cell: Cell) -> CellResult:
+        manifest = load_manifest(cell.dataset_dir, cell.model)
+        base = self.file_base(cell, cell.method, cell.variant)
+        base.parent.mkdir(parents=True, exist_ok=True)
+        params = {"input": str(data_path(cell.dataset_dir, cell.model)), "output": str(base),
+                  "page_size": cell.page_size, **self.common_params(cell)}
+        result = self.timed(driver, cell, params, dict(manifest.set_checksum))
+        if result.status == "ok":
+            objects = result.counters.get("objects")
+            if objects != manifest.count:
+                result = CellResult("invalid", "checksum_mismatch",
+                                    f"write: counters.objects = {objects!r}, the dataset has "
+                                    f"{manifest.count}", expected=result.expected,
+                                    got=result.got, counters=result.counters, params=params)
+            else:
+                result = self.scan_written(driver, cell, base, manifest, result)
+        if result.status != "unsupported":  # else reads make their file with encode
+            key = self.file_key(cell, cell.language, cell.method, cell.variant)
+            self.files[key] = FileState(base, None if result.status == "ok" else CellResult(
+                "failed", "no_input", f"the file of write cell {cell.cell_id} is unusable "
+                                      f"({result.status}: {result.message})"))
+        return result
+
+    def scan_written(self, driver: DriverProcess, cell: Cell, base: Path, manifest: Manifest,
+                     result: CellResult) -> CellResult:
+        """Read the new file back with `scan`: a write is ok only if its file is right."""
+        problem = self.scan_problem(driver, cell, base, manifest)
+        if problem is None:
+            return result
+        problem.params, problem.expected, problem.got = result.params, result.expected, result.got
+        problem.counters = result.counters
+        return problem
+
+    def scan_problem(self, driver: DriverProcess, cell: Cell, base: Path,
+                     manifest: Manifest) -> CellResult | None:
+        what = "scan of the written file: "
+        depth = self.infos[cell.language]["methods"][cell.method]["depths"][:1] or [""]
+        try:
+            response = driver.request("scan", model=cell.model, method=cell.method,
+                                      depth=depth[0], variant=cell.variant,
+                                      params={"input": str(base), "page_size": cell.page_size})
+        except DriverFailure as exc:
+            return failed(exc, what)
+        outcome = from_response(response, what)
+        if outcome is not None:
+            return CellResult("invalid" if outcome.status == "unsupported" else outcome.status,
+                              outcome.error_kind, outcome.message)
+        try:
+            got = checksum_of(response["result"])
+        except BadAnswer as exc:
+            return CellResult("failed", "garbage", what + str(exc))
+        problem = mismatch("scan of the written file", got, manifest.set_checksum)
+        if problem:
+            return CellResult("invalid", "checksum_mismatch", problem)
+        writer = response["result"].get("writer")
+        if writer != cell.language:
+            return CellResult("invalid", "wrong_file", f"{what}writer is {writer!r}, "
+                                                       f"expected {cell.language!r}")
+        return None
+
+    # -- files ---------------------------------------------------------------------------------
+
+    def file_key(self, cell: Cell, language: str, method: str, variant: str) -> tuple:
+        return (cell.dataset_dir, cell.model, cell.page_size, language, method, variant)
+
+    def file_base(self, cell: Cell, method: str, variant: str) -> Path:
+        folder = f"{method}.{variant}" if variant else method
+        return (self.run_dir / "files" / cell.dataset / f"p{cell.page_size}" / cell.language
+                / folder / cell.model)
+
+    def file_for(self, driver: DriverProcess, cell: Cell) -> FileState:
+        """The file a read uses: its own variant's write, else the default variant's, else
+        one made now with `encode` (untimed) and checked with `scan`."""
+        method, variant = (cell.variant, "") if cell.method == RAW else (cell.method, cell.variant)
+        for v in dict.fromkeys((variant, "")):
+            state = self.files.get(self.file_key(cell, cell.language, method, v))
+            if state is not None:
+                return state
+        state = self.encode_file(driver, cell, method)
+        self.files[self.file_key(cell, cell.language, method, "")] = state
+        return state
+
+    def encode_file(self, driver: DriverProcess, cell: Cell, method: str) -> FileState:
+        manifest = load_manifest(cell.dataset_dir, cell.model)
+        base = self.file_base(cell, method, "")
+        base.parent.mkdir(parents=True, exist_ok=True)
+        what = f"making the input file with encode ({method}): "
+        try:
+            response = driver.request("encode", model=cell.model, method=method, depth="",
+                                      variant="", params={
+                                          "input": str(data_path(cell.dataset_dir, cell.model)),
+                                          "output": str(base), "page_size": cell.page_size})
+        except DriverFailure as exc:
+            return FileState(base, failed(exc, what))
+        outcome = from_response(response, what)
+        if outcome is not None:
+            if outcome.status != "unsupported":
+                outcome = CellResult("failed", outcome.error_kind or "no_input", outcome.message)
+            return FileState(base, outcome)
+        source = replace(cell, method=method, variant="")
+        problem = self.scan_problem(driver, source, base, manifest)
+        if problem is not None:
+            return FileState(base, CellResult("failed", "no_input", f"{what}{problem.message}",
+                                              problem.stderr))
+        return FileState(base)
+
+    def drop_files(self, batch_key: tuple) -> None:
+        for key in [k for k in self.files if k[:3] == batch_key]:
+            state = self.files.pop(key)
+            if not self.keep_files:
+                for suffix in (".pages", ".index"):
+                    Path(f"{state.base}{suffix}").unlink(missing_ok=True)
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def read_params(self, cell: Cell, base: Path) -> tuple[dict, dict]:
+        """Request params and the expected checksum of a read cell."""
+        manifest = load_manifest(cell.dataset_dir, cell.model)
+        params = {"input": str(base), "n": cell.n, **self.common_params(cell)}
+        if cell.task == "read_seq":
+            start = read_seq_start(cell.seed, cell.model, manifest.count, cell.n)
+            params["start"] = start
+            chosen = range(start, start + cell.n)
+        else:
+            path = ids_file(cell.model, manifest.count, cell.n, cell.seed)
+            params["ids"] = str(path)
+            chosen = read_ids(path)
+        if cell.method == RAW:  # raw hashes bytes, not values: the other drivers are the check
+            return params, {"count": cell.n, "sum": None}
+        hashes = self.dataset_hashes(cell)
+        return params, set_checksum_of(hashes[i] for i in chosen)
+
+    def dataset_hashes(self, cell: Cell) -> array:
+        key = (cell.dataset_dir, cell.model)
+        if key not in self.hashes:
+            self.hashes[key] = dataset_hashes(cell.dataset_dir, cell.model)
+        return self.hashes[key]
+
+    def cross_check_raw(self, cell: Cell, params: dict, result: CellResult) -> None:
+        """Every other driver reads the same file raw once; all checksums must agree."""
+        checks = {}
+        for language in sorted(self.drivers):
+            if language == cell.language or not self.offers_raw(language, cell):
+                continue
+            peer = self.peer(language, cell)
+            if peer is None:
+                continue
+            once = {**params, "warmups": 0, "repetitions": 1, "cold": False}
+            try:
+                response = self.request_run(peer, cell, once)
+                checks[language] = checksum_of(response["result"]) if response[
+                    "status"] == "ok" else None
+            except (DriverFailure, BadAnswer):
+                self._peers[language] = None
+                checks[language] = None
+        agreed = {k: v for k, v in checks.items() if v is not None}
+        for language, got in agreed.items():
+            problem = mismatch(f"raw read by {language}", result.got, got)
+            if problem:
+                result.status, result.error_kind, result.samples = "invalid", "checksum_mismatch", []
+                result.message = f"{problem} ({language} read {got['sum']})"
+                break
+        if agreed:
+            result.expected = next(iter(agreed.values()))
+        unchecked = sorted(set(checks) - set(agreed))
+        if result.status == "ok":
+            result.message = ("raw checksum not cross-checked: no other driver" if not checks
+                              else f"cross-checked by {', '.join(agreed) or 'nobody'}"
+                              + (f"; not by {', '.join(unchecked)}" if unchecked else ""))
+
+    def offers_raw(self, language: str, cell: Cell) -> bool:
+        info = self.infos[language]
+        raw = info["methods"].get(RAW)
+        return raw is not None and cell.model in raw["models"] and cell.task in info["tasks"]
+
+    def peer(self, language: str, cell: Cell) -> DriverProcess | None:
+        if language not in self._peers:
+            try:
+                self._peers[language] = self.new_driver(language, cell)
+            except DriverFailure:
+                self._peers[language] = None
+        return self._peers[language]
+
+    def close_peers(self) -> None:
+        for peer in self._peers.values():
+            if peer is not None:
+                peer.close()
+        self._peers.clear()
+
+
+# -- entry point -----------------------------------------------------------------------------
+
+def driver_infos(drivers: dict[str, Path]) -> dict[str, dict]:
+    infos = {}
+    for language, path in drivers.items():
+        try:
+            infos[language] = DriverProcess(language, path).info()
+        except DriverFailure as exc:
+            raise RunError(f"the {language} driver at {path} is broken: {exc}\n(rebuild it with "
+                           "`serbench build`, or unset SERBENCH_DRIVER_"
+                           f"{language.upper()})") from None
+    return infos
+
+
+def prepare(plan: Plan, root: Path | None = None) -> tuple[dict, dict, list[Cell]]:
+    """Drivers, their info and the plan's cells; dataset problems surface here, before a run
+    row exists."""
+    drivers = find_drivers()
+    infos = driver_infos(drivers)
+    cells = expand(plan, infos, lambda d, m: load_manifest(d, m).count, root or data_root())
+    return drivers, infos, cells
+
+
+class Listener:
+    """Progress hooks of a run; the CLI draws a progress bar, tests collect outcomes."""
+
+    def ready(self, cells: list[Cell]) -> None:
+        pass
+
+    def start(self, cell: Cell) -> None:
+        pass
+
+    def done(self, cell: Cell, result: CellResult) -> None:
+        pass
+
+
+def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: str | None = None,
+             keep_files: bool = False, root: Path | None = None,
+             listener: Listener | None = None) -> str:
+    """Run a plan; the run ends `complete`, `interrupted` (Ctrl-C) or `failed` (a harness
+    error), and its id is returned."""
+    drivers, infos, cells = prepare(plan, root)
+    listener = listener or Listener()
+    run_id = run_id or new_run_id()
+    runner = Runner(plan, cells, drivers, infos, results, run_id, pin, keep_files, listener)
+    for cell in cells:  # before the run row exists, so a damaged dataset stops nothing midway
+        if cell.task != "write" and not cell.unsupported and cell.method != RAW:
+            runner.dataset_hashes(cell)
+    provenance = collect({lang: {"path": str(path), "info": infos[lang]}
+                          for lang, path in drivers.items()})
+    results.begin_run(run_id, plan.name, plan.toml, plan.params.seed, provenance,
+                      {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
+                       "cells": len(cells)})
+    listener.ready(cells)
+    try:
+        runner.execute()
+    except KeyboardInterrupt:
+        results.finish_run(run_id, "interrupted")
+        raise
+    except BaseException:
+        results.finish_run(run_id, "failed")
+        raise
+    finally:
+        if not keep_files:
+            shutil.rmtree(runner.run_dir, ignore_errors=True)
+    results.finish_run(run_id, "complete")
+    return run_id

@@ -1,0 +1,175 @@
+"""`serbench verify`: every driver, method and model against the dataset, and the
+cross-language matrix (every producer's file read by every consumer of the same method id).
+
+Per language × model: `load` (the driver's own JSON loading). Per language × method × model:
+`roundtrip` at each depth the method offers, then `encode` to a temporary paged file which every
+driver offering that method reads with `scan` at each of its depths. Every checksum must equal
+the dataset manifest's; unsupported is reported as such and is not a failure.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
+from .driver import DriverFailure, DriverProcess
+from .plan import RAW
+from .runner import BadAnswer, checksum_of, mismatch
+
+OK, FAILED, UNSUPPORTED = "ok", "failed", "unsupported"
+PAGE_SIZE = 262144
+
+
+@dataclass(frozen=True)
+class Check:
+    language: str  # the driver that did the step (for scan: the consumer)
+    model: str
+    method: str  # "" for load
+    step: str  # load | roundtrip | encode | scan
+    depth: str
+    producer: str  # for scan: who wrote the file; else the language itself
+    status: str
+    message: str = ""
+
+
+class Drivers:
+    """One long-lived serve process per language, replaced when one dies."""
+
+    def __init__(self, paths: dict[str, Path], timeout_s: float):
+        self.paths, self.timeout_s = paths, timeout_s
+        self.live: dict[str, DriverProcess] = {}
+
+    def request(self, language: str, op: str, **fields) -> dict:
+        driver = self.live.get(language)
+        if driver is None or not driver.alive:
+            driver = DriverProcess(language, self.paths[language], self.timeout_s).start()
+            self.live[language] = driver
+        return driver.request(op, **fields)
+
+    def close(self) -> None:
+        for driver in self.live.values():
+            driver.close()
+
+
+def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
+           timeout_s: float = 600.0, languages: tuple[str, ...] = (),
+           methods: tuple[str, ...] = (), models: tuple[str, ...] = (),
+           on_check: Callable[[Check], None] = lambda check: None) -> list[Check]:
+    manifests = _manifests(data_dir, models)
+    checks: list[Check] = []
+
+    def add(check: Check) -> None:
+        checks.append(check)
+        on_check(check)
+
+    drivers = Drivers(paths, timeout_s)
+    try:
+        with tempfile.TemporaryDirectory(prefix="serbench-verify-") as tmp:
+            for language in sorted(infos):
+                if languages and language not in languages:
+                    continue
+                info = infos[language]
+                for model, manifest in manifests.items():
+                    if model in info["models"]:
+                        add(_load(drivers, language, model, data_dir, manifest))
+                for method, spec in info["methods"].items():
+                    if method == RAW or (methods and method not in methods):
+                        continue
+                    for model, manifest in manifests.items():
+                        if model in spec["models"]:
+                            for check in _method_checks(drivers, infos, language, method, model,
+                                                        data_dir, manifest, Path(tmp)):
+                                add(check)
+    finally:
+        drivers.close()
+    return checks
+
+
+def _manifests(data_dir: Path, models: tuple[str, ...]) -> dict[str, Manifest]:
+    found = {}
+    for path in sorted(data_dir.glob("*.manifest.json")):
+        model = path.name.removesuffix(".manifest.json")
+        if not models or model in models:
+            found[model] = load_manifest(data_dir, model)
+    if not found:
+        raise DatasetError(f"{data_dir}: no datasets; run `serbench data default`")
+    return found
+
+
+def _ask(drivers: Drivers, language: str, op: str, manifest: Manifest | None,
+         **fields) -> tuple[str, str, dict | None]:
+    """(status, message, result) of one request; checksums compared with the manifest."""
+    try:
+        response = drivers.request(language, op, **fields)
+    except DriverFailure as exc:
+        return FAILED, str(exc), None
+    if response["status"] == "unsupported":
+        return UNSUPPORTED, response.get("message", ""), None
+    if response["status"] == "error":
+        error = response["error"]
+        return FAILED, f"{error.get('kind')}: {error.get('message')}", None
+    result = response["result"]
+    if manifest is not None:
+        try:
+            problem = mismatch(op, checksum_of(result), manifest.set_checksum)
+        except BadAnswer as exc:
+            problem = str(exc)
+        if problem:
+            return FAILED, problem, result
+    return OK, "", result
+
+
+def _load(drivers: Drivers, language: str, model: str, data_dir: Path,
+          manifest: Manifest) -> Check:
+    status, message, _ = _ask(drivers, language, "load", manifest, model=model,
+                              params={"input": str(data_path(data_dir, model))})
+    return Check(language, model, "", "load", "", language, status, message)
+
+
+def _method_checks(drivers: Drivers, infos: dict[str, dict], language: str, method: str,
+                   model: str, data_dir: Path, manifest: Manifest, tmp: Path) -> list[Check]:
+    source = str(data_path(data_dir, model))
+    checks = []
+    for depth in infos[language]["methods"][method]["depths"]:
+        status, message, result = _ask(drivers, language, "roundtrip", manifest, model=model,
+                                       method=method, depth=depth, variant="",
+                                       params={"input": source})
+        if status == OK and result.get("mismatches") != 0:
+            status, message = FAILED, (f"{result.get('mismatches')} objects differ, first at "
+                                       f"line {result.get('first_mismatch')}")
+        checks.append(Check(language, model, method, "roundtrip", depth, language, status,
+                            message))
+    base = tmp / language / method / model
+    base.parent.mkdir(parents=True, exist_ok=True)
+    status, message, _ = _ask(drivers, language, "encode", None, model=model, method=method,
+                              depth="", variant="",
+                              params={"input": source, "output": str(base),
+                                      "page_size": PAGE_SIZE})
+    checks.append(Check(language, model, method, "encode", "", language, status, message))
+    if status == OK:
+        checks += _scans(drivers, infos, language, method, model, manifest, base)
+    return checks
+
+
+def _scans(drivers: Drivers, infos: dict[str, dict], producer: str, method: str, model: str,
+           manifest: Manifest, base: Path) -> list[Check]:
+    """The file of one producer read by every consumer of the same method id."""
+    checks = []
+    for consumer in sorted(infos):
+        spec = infos[consumer]["methods"].get(method)
+        if spec is None or model not in spec["models"]:
+            checks.append(Check(consumer, model, method, "scan", "", producer, UNSUPPORTED,
+                                f"{consumer} has no {method} for {model}"))
+            continue
+        for depth in spec["depths"]:
+            status, message, result = _ask(drivers, consumer, "scan", manifest, model=model,
+                                           method=method, depth=depth, variant="",
+                                           params={"input": str(base)})
+            if status == OK and result.get("writer") != producer:
+                status, message = FAILED, (f"scan reports writer {result.get('writer')!r}, "
+                                           f"the file was written by {producer}")
+            checks.append(Check(consumer, model, method, "scan", depth, producer, status,
+                                message))
+    return checks

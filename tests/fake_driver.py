@@ -1,0 +1,377 @@
+"""A stand-in driver for the harness's own tests: plumbing and failure handling only.
+
+It speaks PROTOCOL.md with one method, `fakejson` (objects stored as compact JSON in the
+shared paged file format), plus the `raw` floor. Its numbers mean nothing; results that matter
+only ever come from real drivers, so nothing outside tests/ may use it.
+
+Misbehaviour is chosen through the environment:
+  FAKE_DRIVER_LANGUAGE  the language it claims (default rust)
+  FAKE_DRIVER_MODE      normal | crash | hang | garbage | wrong_id | no_status | error |
+                        unsupported | bad_checksum | bad_samples | noisy
+  FAKE_DRIVER_ON        which requests trigger the mode: comma-separated key=value pairs matched
+                        against the request and its params, e.g. "op=run,task=read_seq"
+                        (default: every request except info and shutdown)
+  FAKE_DRIVER_AFTER     answer the first k triggering requests normally (default 0)
+  FAKE_DRIVER_INFO      `info` command mode: normal | garbage | crash | hang
+  FAKE_DRIVER_LOG       a file to which every request is appended as "pid op task method model"
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import sys
+import time
+from array import array
+from contextlib import contextmanager
+from pathlib import Path
+
+from serbench.checksum import MASK, SEED, hex64, object_hash, step
+from serbench.models import MODELS
+
+LANGUAGE = os.environ.get("FAKE_DRIVER_LANGUAGE", "rust")
+MODE = os.environ.get("FAKE_DRIVER_MODE", "normal")
+TRIGGER = dict(pair.split("=", 1) for pair in os.environ.get("FAKE_DRIVER_ON", "").split(",")
+               if pair)
+AFTER = int(os.environ.get("FAKE_DRIVER_AFTER", "0"))
+METHOD = "fakejson"
+HEADER = struct.Struct("<8sIIQQQQ24s24s8s24s")
+ENTRY = struct.Struct("<QII")
+MAGIC = b"SERBIDX\n"
+
+INFO = {
+    "language": LANGUAGE, "driver_version": "0.0.0-fake",
+    "toolchain": {"python": sys.version.split()[0]}, "libraries": {"json": "stdlib"},
+    "models": list(MODELS), "tasks": ["write", "read_seq", "read_rand"],
+    "methods": {
+        METHOD: {"depths": ["materialize", "access"], "variants": [], "models": list(MODELS),
+                 "files": ["tests/fake_driver.py"]},
+        "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": []},
+    },
+    "eviction": ["fadvise_dontneed"],
+}
+
+
+class Failed(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+# -- the paged file ------------------------------------------------------------------------
+
+def write_paged(objects: list[bytes], base: str, model: str, method: str, page_size: int,
+                clock: "Clock") -> dict:
+    entries, out, end = [], bytearray(), 0
+    for data in objects:
+        used = len(out) % page_size
+        if used and (len(data) > page_size or used + len(data) > page_size):
+            out += bytes(page_size - used)
+            used = 0
+        entries.append((len(out) // page_size, used, len(data)))
+        out += data
+        end = len(out)
+        if len(data) > page_size and len(out) % page_size:  # large objects own whole pages
+            out += bytes(page_size - len(out) % page_size)
+    pages = out[:end]  # the last page is not padded
+    page_count = -(-end // page_size)
+    h = SEED
+    for entry in entries:
+        for word in entry:
+            h = step(h, word)
+    header = HEADER.pack(MAGIC, 1, page_size, len(entries), page_count, len(pages), h,
+                         model.encode(), method.encode(), LANGUAGE.encode(), b"")
+    index = header + b"".join(ENTRY.pack(*e) for e in entries)
+    for suffix, content in ((".pages", bytes(pages)), (".index", index)):
+        with open(base + suffix, "wb") as f, clock.io():
+            f.write(content)
+            f.flush()
+            os.fsync(f.fileno())
+    return {"objects": len(entries), "bytes": len(pages), "pages": page_count,
+            "avg_object_bytes": sum(e[2] for e in entries) / max(1, len(entries))}
+
+
+def read_index(base: str, model: str, method: str) -> tuple[dict, list[tuple[int, int, int]]]:
+    try:
+        raw = Path(base + ".index").read_bytes()
+    except FileNotFoundError:
+        raise Failed("not_found", f"{base}.index does not exist") from None
+    fields = HEADER.unpack_from(raw)
+    if fields[0] != MAGIC:
+        raise Failed("corrupt_input", f"{base}.index: bad magic")
+    file_model = fields[7].rstrip(b"\0").decode()
+    file_method = fields[8].rstrip(b"\0").decode()
+    if file_model != model or (method != "raw" and file_method != method):
+        raise Failed("wrong_file", f"{base}.index holds {file_model}/{file_method}")
+    entries = [ENTRY.unpack_from(raw, 128 + 16 * i) for i in range(fields[3])]
+    return {"page_size": fields[2], "writer": fields[9].rstrip(b"\0").decode()}, entries
+
+
+def object_bytes(f, header: dict, entry: tuple[int, int, int], clock: "Clock") -> bytes:
+    page, offset, length = entry
+    with clock.io():
+        f.seek(page * header["page_size"] + offset)
+        return f.read(length)
+
+
+def raw_hash(data: bytes) -> int:
+    h = SEED
+    for i in range(0, len(data), 8):
+        h = step(h, int.from_bytes(data[i:i + 8], "little"))
+    return h
+
+
+def fold(hashes) -> dict:
+    count = total = 0
+    for h in hashes:
+        count, total = count + 1, (total + h) & MASK
+    return {"count": count, "sum": hex64(total)}
+
+
+def read_objects(base: str, model: str, method: str, ids, clock: "Clock", cold: bool) -> dict:
+    header, entries = read_index(base, model, method)
+    for i in ids:
+        if i >= len(entries):
+            raise Failed("out_of_range", f"object {i} requested, {base} holds {len(entries)}")
+    with open(base + ".pages", "rb") as f:
+        if cold:
+            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+        datas = [object_bytes(f, header, entries[i], clock) for i in ids]
+    if method == "raw":
+        return fold(raw_hash(d) for d in datas)
+    return fold(object_hash(model, json.loads(d)) for d in datas)
+
+
+class Clock:
+    """Time inside file calls, so samples carry an io/cpu split like a real driver's."""
+
+    def __init__(self):
+        self.io_ns = 0
+
+    @contextmanager
+    def io(self):
+        t0 = time.perf_counter_ns()
+        try:
+            yield
+        finally:
+            self.io_ns += time.perf_counter_ns() - t0
+
+
+# -- operations ----------------------------------------------------------------------------
+
+def load_jsonl(path: str) -> list[dict]:
+    try:
+        with open(path, "rb") as f:
+            return [json.loads(line) for line in f if line.strip()]
+    except FileNotFoundError:
+        raise Failed("not_found", f"{path} does not exist") from None
+
+
+def encode_all(objects: list[dict]) -> list[bytes]:
+    return [json.dumps(o, separators=(",", ":"), ensure_ascii=False).encode() for o in objects]
+
+
+def op_run(req: dict) -> dict:
+    task, model, params = req["task"], req["model"], req["params"]
+    method = req["method"]
+    reps = [(i, True) for i in range(params["warmups"])]
+    reps += [(i, False) for i in range(params["repetitions"])]
+    if task == "write":
+        objects = load_jsonl(params["input"])
+        job = lambda clock: write_paged(encode_all(objects), params["output"], model, method,
+                                        params["page_size"], clock)
+        checksum = fold(object_hash(model, o) for o in objects)
+    elif task in ("read_seq", "read_rand"):
+        if task == "read_seq":
+            ids = range(params["start"], params["start"] + params["n"])
+        else:
+            ids = array("Q", Path(params["ids"]).read_bytes())[: params["n"]]
+        job = lambda clock: read_objects(params["input"], model, method, ids, clock,
+                                         params["cold"])
+    else:
+        raise Failed("bad_request", f"unknown task {task}")
+    samples, out = [], None
+    for rep, warmup in reps:
+        clock = Clock()
+        t0 = time.perf_counter_ns()
+        out = job(clock)
+        total = time.perf_counter_ns() - t0
+        samples.append({"rep": rep, "warmup": warmup, "total_ns": total,
+                        "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns})
+    if task == "write":
+        return {"samples": samples, "counters": out, "checksum": checksum}
+    return {"samples": samples, "counters": {"objects": out["count"]}, "checksum": out,
+            "eviction": "fadvise_dontneed" if params.get("cold") else "none"}
+
+
+def op_load(req: dict) -> dict:
+    return {"checksum": fold(object_hash(req["model"], o)
+                             for o in load_jsonl(req["params"]["input"]))}
+
+
+def op_roundtrip(req: dict) -> dict:
+    objects = load_jsonl(req["params"]["input"])
+    decoded = [json.loads(d) for d in encode_all(objects)]
+    return {"checksum": fold(object_hash(req["model"], o) for o in decoded), "mismatches": 0,
+            "first_mismatch": None}
+
+
+def op_encode(req: dict) -> dict:
+    params = req["params"]
+    objects = encode_all(load_jsonl(params["input"]))
+    counters = write_paged(objects, params["output"], req["model"], req["method"],
+                           params.get("page_size", 262144), Clock())
+    counters.pop("avg_object_bytes")
+    return {"counters": counters}
+
+
+def op_scan(req: dict) -> dict:
+    base, model = req["params"]["input"], req["model"]
+    header, entries = read_index(base, model, req["method"])
+    checksum = read_objects(base, model, req["method"], range(len(entries)), Clock(), False)
+    return {"checksum": checksum, "writer": header["writer"]}
+
+
+OPS = {"info": lambda req: INFO, "load": op_load, "roundtrip": op_roundtrip,
+       "encode": op_encode, "scan": op_scan, "run": op_run, "shutdown": lambda req: {}}
+
+
+def answer(req: dict) -> dict:
+    op = req.get("op")
+    if op not in OPS:
+        raise Failed("bad_request", f"unknown op {op!r}")
+    method = req.get("method")
+    if op not in ("info", "shutdown", "load") and method not in INFO["methods"]:
+        raise Failed("bad_request", f"unknown method {method!r}")
+    return {"id": req["id"], "status": "ok", "result": OPS[op](req)}
+
+
+# -- misbehaviour --------------------------------------------------------------------------
+
+def triggers(req: dict) -> bool:
+    if not TRIGGER:
+        return req.get("op") not in ("info", "shutdown")
+    fields = {**req.get("params", {}), **req}
+    return all(str(fields.get(k)) == v for k, v in TRIGGER.items())
+
+
+def misbehave(req: dict, out) -> bool:
+    """Act out MODE for this request; True when the normal answer must not be sent."""
+    rid = req.get("id")
+    if MODE == "crash":
+        sys.stderr.write("fake driver: crashing on purpose\n")
+        sys.stderr.flush()
+        os._exit(3)
+    if MODE == "hang":
+        time.sleep(3600)
+    lines = {
+        "garbage": "this is not json",
+        "wrong_id": json.dumps({"id": (rid or 0) + 1000, "status": "ok", "result": {}}),
+        "no_status": json.dumps({"id": rid, "result": {}}),
+        "error": json.dumps({"id": rid, "status": "error",
+                             "error": {"kind": "internal", "message": "fake failure"}}),
+        "unsupported": json.dumps({"id": rid, "status": "unsupported",
+                                   "message": "fake does not do this"}),
+    }
+    if MODE in lines:
+        out.write(lines[MODE] + "\n")
+        return True
+    return False
+
+
+def tamper(response: dict) -> dict:
+    if MODE == "bad_checksum" and "checksum" in response.get("result", {}):
+        checksum = response["result"]["checksum"]
+        checksum["sum"] = hex64((int(checksum["sum"], 16) + 1) & MASK)
+    if MODE == "bad_samples" and "samples" in response.get("result", {}):
+        response["result"]["samples"] = response["result"]["samples"][1:]
+    if MODE == "noisy":
+        sys.stderr.write("x" * 200_000 + "\nnoisy tail\n")
+    return response
+
+
+def log(req: dict) -> None:
+    path = os.environ.get("FAKE_DRIVER_LOG")
+    if path:
+        with open(path, "a") as f:
+            f.write(" ".join(str(x) for x in (os.getpid(), req.get("op"), req.get("task"),
+                                               req.get("method"), req.get("model"))) + "\n")
+
+
+def serve() -> None:
+    out = sys.stdout
+    seen = 0
+    for line in sys.stdin:
+        req = json.loads(line)
+        log(req)
+        triggered = triggers(req)
+        if triggered:
+            seen += 1
+        if triggered and seen > AFTER and misbehave(req, out):
+            out.flush()
+            continue
+        try:
+            response = answer(req)
+            if triggered and seen > AFTER:
+                response = tamper(response)
+        except Failed as exc:
+            response = {"id": req.get("id"), "status": "error",
+                        "error": {"kind": exc.kind, "message": str(exc)}}
+        out.write(json.dumps(response) + "\n")
+        out.flush()
+        if req.get("op") == "shutdown":
+            return
+
+
+def info_command() -> None:
+    mode = os.environ.get("FAKE_DRIVER_INFO", "normal")
+    if mode == "crash":
+        sys.exit(4)
+    if mode == "hang":
+        time.sleep(3600)
+    print("{not json" if mode == "garbage" else json.dumps(INFO))
+
+
+if __name__ == "__main__":
+    {"info": info_command, "serve": serve}[sys.argv[1]]()
+
+
+# -- helpers for the tests that drive this program -------------------------------------------
+
+def install(directory: Path, language: str = "rust", **settings) -> Path:
+    """An executable that runs this fake as `language` with FAKE_DRIVER_<KEY>=value set."""
+    import shlex
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"fake-{language}-{len(list(directory.glob('fake-*')))}"
+    lines = ["#!/bin/sh", f"export FAKE_DRIVER_LANGUAGE={language}"]
+    lines += [f"export FAKE_DRIVER_{key.upper()}={shlex.quote(str(value))}"
+              for key, value in settings.items()]
+    lines.append(f'exec {shlex.quote(sys.executable)} {shlex.quote(__file__)} "$@"')
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o755)
+    return path
+
+
+def make_dataset(directory: Path, models=("trade", "part"), copies: int = 4) -> Path:
+    """A dataset made of the golden vectors repeated `copies` times, with a manifest
+    computed by the Python reference (no native tool needed)."""
+    from serbench.datasets.manifest import data_path, manifest_path, summary_to_manifest
+
+    vectors = Path(__file__).resolve().parents[1] / "vectors"
+    directory.mkdir(parents=True, exist_ok=True)
+    for model in models:
+        lines = [line for line in (vectors / f"{model}.jsonl").read_bytes().splitlines()
+                 if line.strip()] * copies
+        data_path(directory, model).write_bytes(b"".join(line + b"\n" for line in lines))
+        hashes = [object_hash(model, json.loads(line)) for line in lines]
+        checksum = fold(hashes)
+        summary = {"model": model, "count": len(lines), "distinct": len(set(hashes)),
+                   "sum": checksum["sum"], "bytes": sum(len(line) + 1 for line in lines),
+                   "mean_object_bytes": sum(map(len, lines)) / len(lines),
+                   "max_object_bytes": max(map(len, lines))}
+        manifest = summary_to_manifest(summary, dataset="golden", params={"copies": copies},
+                                       seed=None, replication=copies, generator="tests",
+                                       file=data_path(directory, model).name)
+        manifest_path(directory, model).write_text(manifest.to_json())
+    return directory

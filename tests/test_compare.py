@@ -1,0 +1,78 @@
+"""compare: two runs matched cell by cell, median of measured samples, ratio B / A."""
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from click.testing import CliRunner
+
+from serbench.cli import cli
+from serbench.compare import compare_runs, label
+from serbench.results import Results, ResultsError
+from test_runner import PLAN, StopAfter, home, run, use  # noqa: F401  (home is a fixture)
+
+SMALL = PLAN.replace('["trade", "part"]', '["trade"]')
+
+
+def medians(results: Results, run_id: str) -> dict[int, float]:
+    by_cell: dict[int, list[int]] = {}
+    for s in results.samples(run_id):
+        if not s["warmup"]:
+            by_cell.setdefault(s["cell_id"], []).append(s["total_ns"])
+    return {cell: statistics.median(times) for cell, times in by_cell.items()}
+
+
+def test_compare_matches_cells_and_ranks_by_ratio(home, monkeypatch):
+    use(monkeypatch, home)
+    a, *_ = run(home, SMALL, run_id="a")
+    b, *_ = run(home, SMALL, run_id="b")
+    with Results(home / "results.duckdb", read_only=True) as results:
+        comparison = compare_runs(results, a, b)
+        cells = results.cells(a)
+        median_a, median_b = medians(results, a), medians(results, b)
+    assert len(comparison.rows) == len(cells)  # the same plan: every cell matched
+    assert comparison.only_a == comparison.only_b == 0 and comparison.not_ok == []
+    ratios = [row.ratio for row in comparison.rows]
+    assert ratios == sorted(ratios, reverse=True)
+    ids = {(c["task"], c["method"], c["depth"], c["variant"], c["n"]): c["cell_id"] for c in cells}
+    for row in comparison.rows:
+        key = tuple(row.identity[k] for k in ("task", "method", "depth", "variant", "n"))
+        assert row.median_a == median_a[ids[key]]
+        assert row.ratio == pytest.approx(median_b[ids[key]] / median_a[ids[key]])
+    assert comparison.geometric_mean > 0
+    assert label(comparison.rows[0].identity).startswith("rust/")
+
+
+def test_unmatched_and_not_ok_cells_are_counted_not_compared(home, monkeypatch):
+    use(monkeypatch, home)
+    a, *_ = run(home, SMALL, run_id="a")
+    use(monkeypatch, home, mode="bad_checksum", on="op=run,task=read_seq,depth=access")
+    b, *_ = run(home, SMALL.replace("n = [5, 100]", "n = [5, 6]"), run_id="b")
+    with Results(home / "results.duckdb", read_only=True) as results:
+        comparison = compare_runs(results, a, b)
+    assert comparison.only_a > 0 and comparison.only_b > 0  # n = 8 vs n = 6
+    assert comparison.not_ok
+    assert all((sa, sb) == ("ok", "invalid") for _, sa, sb in comparison.not_ok)
+    assert all(row.identity["depth"] != "access" or row.identity["task"] != "read_seq"
+               for row in comparison.rows)
+
+
+def test_incomplete_runs_are_refused_unless_allowed(home, monkeypatch):
+    use(monkeypatch, home)
+    a, *_ = run(home, SMALL, run_id="a")
+    with pytest.raises(KeyboardInterrupt):
+        run(home, SMALL, run_id="cut", listener=StopAfter(4, KeyboardInterrupt()))
+    with Results(home / "results.duckdb", read_only=True) as results:
+        with pytest.raises(ResultsError, match="cut is interrupted"):
+            compare_runs(results, a, "cut")
+        partial = compare_runs(results, a, "cut", allow_incomplete=True)
+    assert len(partial.rows) == 4 and partial.only_a > 0  # the cells done before Ctrl-C
+
+
+def test_compare_cli(home, monkeypatch):
+    use(monkeypatch, home)
+    run(home, SMALL, run_id="a")
+    run(home, SMALL, run_id="b")
+    result = CliRunner().invoke(cli, ["compare", "a", "b", "--limit", "3"])
+    assert result.exit_code == 0, result.output
+    assert "B / A" in result.output and "cells compared" in result.output

@@ -1,0 +1,213 @@
+"""Plans: parsing, every validation error, and expansion into cells."""
+from __future__ import annotations
+
+from itertools import groupby
+from pathlib import Path
+
+import pytest
+
+from serbench.models import MODELS
+from serbench.plan import (RAW, PlanError, expand, load_embedded, load_plan, parse_plan)
+
+GROUP = '[[group]]\ntasks = ["write", "read_seq", "read_rand"]\n'
+
+
+def info(language: str = "rust", methods=None, tasks=("write", "read_seq", "read_rand")) -> dict:
+    methods = methods or {
+        "handcoded": {"depths": ["materialize", "access"], "variants": ["reuse"],
+                      "models": list(MODELS)},
+        "json": {"depths": ["materialize"], "variants": [], "models": ["part", "trade"]},
+        RAW: {"depths": [], "variants": [], "models": list(MODELS)},
+    }
+    return {"language": language, "models": list(MODELS), "tasks": list(tasks),
+            "methods": methods}
+
+
+def counts(sizes: dict[str, int] | None = None):
+    sizes = sizes or {}
+    return lambda directory, model: sizes.get(model, 2000)
+
+
+def plan_of(text: str, name: str = "p.toml"):
+    return parse_plan(text, name, "p")
+
+
+def cells_of(text: str, infos=None, sizes=None):
+    infos = {"rust": info()} if infos is None else infos
+    return expand(plan_of(text), infos, counts(sizes), Path("/data"))
+
+
+def test_embedded_plans_load():
+    default = load_plan(None)
+    assert default.name == "default" and default.source == "embedded:default"
+    assert default.params.warmups == 1 and default.params.repetitions == 5
+    assert default.params.cold is True and default.params.raw is True
+    group = default.groups[0]
+    assert group.tasks == ("write", "read_seq", "read_rand")
+    assert group.methods is None and group.models is None  # "*"
+    full = load_embedded("full")
+    assert full.name == "full" and len(full.groups) > 1
+
+
+def test_plan_file_and_default_name(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text(GROUP)
+    plan = load_plan(path)
+    assert plan.name == "mine" and plan.source == str(path) and plan.toml == GROUP
+
+
+def test_group_params_override_plan_params():
+    plan = plan_of('[params]\nwarmups = 3\nn = 7\n' + GROUP + 'repetitions = 9\n')
+    assert plan.params.warmups == 3 and plan.params.n == (7,)
+    assert plan.groups[0].params.warmups == 3 and plan.groups[0].params.repetitions == 9
+
+
+ERRORS = [
+    ('name = "x"\n[[group]\n', "TOML syntax error", "line 2"),
+    ('nmae = "x"\n' + GROUP, "nmae", "unknown key"),
+    ('[params]\nwarmup = 1\n' + GROUP, "params.warmup", "unknown key"),
+    (GROUP + 'model = ["part"]\n', "group[1].model", "unknown key"),
+    ('[[group]]\nmodels = ["part"]\n', "group[1].tasks", "required"),
+    ('[[group]]\ntasks = ["reed"]\n', "group[1].tasks", "unknown task 'reed'"),
+    ('[[group]]\ntasks = ["sort_dedup"]\n', "group[1].tasks", "not run by this harness"),
+    (GROUP + 'models = ["part", "order"]\n', "group[1].models", "unknown id 'order'"),
+    (GROUP + 'depths = ["deep"]\n', "group[1].depths", "unknown id 'deep'"),
+    (GROUP + 'languages = ["go"]\n', "group[1].languages", "unknown id 'go'"),
+    (GROUP + 'methods = ["Proto Buf"]\n', "group[1].methods", "not a snake_case id"),
+    (GROUP + 'methods = ["raw"]\n', "group[1].methods", "raw = true"),
+    (GROUP + 'models = []\n', "group[1].models", "non-empty list"),
+    (GROUP + 'models = [1]\n', "group[1].models", "must be strings"),
+    ('[params]\nn = [10, -5]\n' + GROUP, "params.n", "must be >= 1, got -5"),
+    ('[params]\nn = 0\n' + GROUP, "params.n", "must be >= 1"),
+    ('[params]\nn = []\n' + GROUP, "params.n", "at least one"),
+    ('[params]\nn = [1.5]\n' + GROUP, "params.n", "must be an integer"),
+    (GROUP + 'repetitions = 0\n', "group[1].repetitions", "must be >= 1"),
+    (GROUP + 'warmups = -1\n', "group[1].warmups", "must be >= 0"),
+    (GROUP + 'warmups = "one"\n', "group[1].warmups", "must be an integer, got a string"),
+    (GROUP + 'cold = "yes"\n', "group[1].cold", "true or false"),
+    (GROUP + 'raw = 1\n', "group[1].raw", "true or false"),
+    (GROUP + 'page_size = 16\n', "group[1].page_size", ">= 64"),
+    (GROUP + 'page_size = 4294967296\n', "group[1].page_size", "below 2^31"),
+    (GROUP + 'threads = 0\n', "group[1].threads", ">= 1"),
+    (GROUP + 'seed = -1\n', "group[1].seed", ">= 0"),
+    (GROUP + 'timeout_s = 0\n', "group[1].timeout_s", "positive"),
+    (GROUP + 'pin_cpus = "zero"\n', "group[1].pin_cpus", "CPU list"),
+    (GROUP + 'dataset = ""\n', "group[1].dataset", "empty"),
+    (GROUP + 'dataset = 3\n', "group[1].dataset", "must be a string"),
+    ('name = "x"\n', "group", "at least one"),
+    ('group = 3\n', "group", "at least one"),
+    ('group = [3]\n', "group[1]", "must be a table"),
+    ('params = 3\n' + GROUP, "params", "must be a table"),
+    ('name = 3\n' + GROUP, "name", "must be a string"),
+    ('name = "a b"\n' + GROUP, "name", "short id"),
+    (GROUP + GROUP + 'bogus = 1\n', "group[2].bogus", "unknown key"),
+]
+
+
+@pytest.mark.parametrize("text, key, problem", ERRORS)
+def test_plan_errors_name_file_and_key(text, key, problem):
+    with pytest.raises(PlanError) as caught:
+        plan_of(text, "plans/bad.toml")
+    message = str(caught.value)
+    assert message.startswith("plans/bad.toml: ")
+    assert key in message and problem in message
+
+
+def test_unreadable_plan_file(tmp_path):
+    with pytest.raises(PlanError, match="cannot read"):
+        load_plan(tmp_path / "absent.toml")
+
+
+def test_unknown_embedded_plan():
+    with pytest.raises(PlanError, match="embedded plans: default, full"):
+        load_embedded("huge")
+
+
+def test_expansion_caps_n_and_numbers_cells():
+    cells = cells_of('[params]\nn = [10, 100, 5000]\n' + GROUP + 'models = ["trade"]\n'
+                     'methods = ["json"]\n', sizes={"trade": 1000})
+    assert [c.cell_id for c in cells] == list(range(1, len(cells) + 1))
+    reads = [c for c in cells if c.task == "read_seq" and c.method == "json"]
+    assert [c.n for c in reads] == [10, 100, 1000]  # 5000 capped at the 1000 objects
+    write = [c for c in cells if c.task == "write"]
+    assert [(c.n, c.depth, c.method) for c in write] == [(1000, "", "json")]
+
+
+def test_star_resolves_against_info_and_raw_floor_reads_each_file():
+    cells = cells_of('[params]\nn = 5\n' + GROUP + 'models = ["trade"]\n')
+    methods = {c.method for c in cells}
+    assert methods == {"handcoded", "json", RAW}
+    hand_reads = {(c.depth, c.variant) for c in cells
+                  if c.method == "handcoded" and c.task == "read_seq"}
+    assert hand_reads == {(d, v) for d in ("materialize", "access") for v in ("", "reuse")}
+    raw = [c for c in cells if c.method == RAW]
+    assert {(c.task, c.variant, c.depth) for c in raw} == {
+        (t, m, "") for t in ("read_seq", "read_rand") for m in ("handcoded", "json")}
+    assert all(c.unsupported is None for c in cells)
+
+
+def test_unsupported_cells_are_kept_with_reasons():
+    cells = cells_of('[params]\nn = 5\nraw = false\n' + GROUP +
+                     'models = ["trade", "tweet"]\nmethods = ["json", "bson"]\n'
+                     'depths = ["materialize", "key"]\nvariants = ["", "fast"]\n')
+    reasons = {(c.model, c.method, c.task, c.depth, c.variant): c.unsupported for c in cells}
+    assert reasons[("trade", "json", "read_seq", "materialize", "")] is None
+    assert "does not support depth key" in reasons[("trade", "json", "read_seq", "key", "")]
+    assert "has no variant fast" in reasons[("trade", "json", "read_seq", "materialize", "fast")]
+    assert "does not support model tweet" in reasons[("tweet", "json", "write", "", "")]
+    assert "has no method bson" in reasons[("trade", "bson", "read_seq", "materialize", "")]
+
+
+def test_driver_without_a_task_or_raw():
+    methods = {"json": {"depths": ["materialize"], "variants": [], "models": ["trade"]}}
+    cells = cells_of('[params]\nn = 5\n' + GROUP + 'models = ["trade"]\n',
+                     infos={"rust": info(methods=methods, tasks=("write", "read_seq"))})
+    by_key = {(c.method, c.task): c.unsupported for c in cells}
+    assert by_key[("json", "write")] is None
+    assert "does not run task read_rand" in by_key[("json", "read_rand")]
+    assert "has no method raw" in by_key[(RAW, "read_seq")]
+
+
+def test_run_order_writes_first_raw_last_groups_contiguous():
+    infos = {"rust": info(), "cpp": info("cpp")}
+    cells = cells_of('[params]\nn = [5, 50]\n' + GROUP + 'models = ["part", "trade"]\n',
+                     infos=infos)
+    keys = [c.group_key for c in cells]
+    seen = [k for k, _ in groupby(keys)]
+    assert len(seen) == len(set(seen)), "each driver process group appears once"
+    for _, batch in groupby(cells, key=lambda c: c.group_key[:3]):
+        batch = list(batch)
+        first_raw = next(i for i, c in enumerate(batch) if c.method == RAW)
+        assert all(c.method == RAW for c in batch[first_raw:]), "raw after every method"
+        assert {c.language for c in batch[:first_raw]} == {"rust", "cpp"}
+    for _, group in groupby(cells, key=lambda c: c.group_key):
+        tasks = [c.task for c in group]
+        if "write" in tasks:
+            assert tasks.index("write") == 0
+
+
+def test_identical_cells_from_two_groups_merge_and_conflicts_fail():
+    text = '[params]\nn = 5\n' + GROUP + 'models = ["trade"]\n' + GROUP + 'models = ["trade"]\n'
+    assert len(cells_of(text)) == len(cells_of('[params]\nn = 5\n' + GROUP +
+                                               'models = ["trade"]\n'))
+    with pytest.raises(PlanError, match=r"group\[1\] and group\[2\]"):
+        cells_of(text + 'warmups = 4\n')
+
+
+def test_languages_must_have_drivers():
+    with pytest.raises(PlanError, match=r"group\[1\].languages: no java driver"):
+        cells_of(GROUP + 'languages = ["java"]\n')
+    with pytest.raises(PlanError, match="no driver found"):
+        cells_of(GROUP, infos={})
+
+
+def test_datasets_resolve_under_the_data_root_or_absolute():
+    text = GROUP + 'models = ["trade"]\n' + GROUP + 'models = ["part"]\ndataset = "/abs/dir"\n'
+    cells = cells_of(text)
+    assert {(c.model, c.dataset_dir, c.dataset) for c in cells} == {
+        ("trade", Path("/data/default"), "default"), ("part", Path("/abs/dir"), "dir")}
+
+
+def test_empty_dataset_has_a_write_but_no_reads():
+    cells = cells_of(GROUP + 'models = ["trade"]\nmethods = ["json"]\n', sizes={"trade": 0})
+    assert [(c.task, c.n) for c in cells] == [("write", 0)]

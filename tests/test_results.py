@@ -1,0 +1,180 @@
+"""The results database: schema, atomicity, readers' refusal of incomplete runs, export."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from serbench.plan import Cell
+from serbench.results import SCHEMA_VERSION, CellResult, Results, ResultsError
+
+PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"},
+              "git": {"commit": "abc", "dirty": True}, "drivers": {"rust": {"path": "x"}}}
+
+
+def cell(cell_id: int, **changes) -> Cell:
+    base = dict(language="rust", task="read_seq", model="trade", method="handcoded",
+                depth="materialize", variant="", dataset="default",
+                dataset_dir=Path("/data/default"), n=100, threads=1, page_size=4096, cold=True,
+                warmups=1, repetitions=2, seed=42, timeout_s=60.0, pin_cpus="",
+                cell_id=cell_id)
+    base.update(changes)
+    return Cell(**base)
+
+
+def samples(reps: int = 2, warmups: int = 1) -> list[dict]:
+    rows = [{"rep": i, "warmup": True, "total_ns": 900, "cpu_ns": 800, "io_ns": 100}
+            for i in range(warmups)]
+    rows += [{"rep": i, "warmup": False, "total_ns": 1000 + i, "cpu_ns": 700, "io_ns": 300 + i,
+              "per_thread_ns": [1, 2]} for i in range(reps)]
+    return rows
+
+
+def ok(**changes) -> CellResult:
+    result = CellResult("ok", expected={"count": 100, "sum": "00000000000000ff"},
+                        got={"count": 100, "sum": "00000000000000ff"}, eviction="fadvise_dontneed",
+                        counters={"objects": 100}, params={"n": 100}, samples=samples())
+    result.__dict__.update(changes)
+    return result
+
+
+@pytest.fixture
+def results(tmp_path: Path):
+    with Results(tmp_path / "results.duckdb") as db:
+        yield db
+
+
+def begin(results: Results, run_id: str = "run-a") -> str:
+    results.begin_run(run_id, "default", "[[group]]", 42, PROVENANCE, {"pin": None})
+    return run_id
+
+
+def test_schema_created_with_version(results):
+    assert results.con.execute("SELECT value FROM meta WHERE key = 'schema_version'"
+                               ).fetchone()[0] == SCHEMA_VERSION
+    tables = {r[0] for r in results.con.execute(
+        "SELECT table_name FROM information_schema.tables").fetchall()}
+    assert {"meta", "runs", "cells", "samples", "sample_rows"} <= tables
+
+
+def test_other_schema_version_is_refused(tmp_path):
+    path = tmp_path / "r.duckdb"
+    Results(path).close()
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE meta SET value = '99'")
+    con.close()
+    with pytest.raises(ResultsError, match="schema version 99"):
+        Results(path)
+
+
+def test_read_only_needs_an_existing_database(tmp_path):
+    with pytest.raises(ResultsError, match="no results yet"):
+        Results(tmp_path / "none.duckdb", read_only=True)
+
+
+def test_run_lifecycle_and_provenance(results):
+    run_id = begin(results)
+    run = results.run(run_id)
+    assert run["status"] == "running" and run["finished_at"] is None
+    assert run["git_commit"] == "abc" and run["git_dirty"] is True and run["seed"] == 42
+    assert json.loads(run["host"]) == {"cpu_model": "test"}
+    results.finish_run(run_id, "complete")
+    run = results.run(run_id)
+    assert run["status"] == "complete" and run["finished_at"] >= run["started_at"]
+
+
+def test_run_ids_are_checked(results):
+    begin(results, "same")
+    with pytest.raises(ResultsError, match="already exists"):
+        begin(results, "same")
+    with pytest.raises(ResultsError, match="bad run id"):
+        begin(results, "no spaces")
+
+
+def test_cells_and_samples_and_the_view(results):
+    run_id = begin(results)
+    results.add_cell(run_id, cell(1), ok())
+    results.add_cell(run_id, cell(2, depth="key"), CellResult("unsupported", message="no key"))
+    results.add_cell(run_id, cell(3, n=7), CellResult("failed", "crash", "boom", "stderr tail"))
+    results.finish_run(run_id, "complete")
+    stored = results.cells(run_id)
+    assert [c["status"] for c in stored] == ["ok", "unsupported", "failed"]
+    assert stored[0]["expected_sum"] == stored[0]["got_sum"] == "00000000000000ff"
+    assert json.loads(stored[0]["counters"]) == {"objects": 100}
+    assert stored[2]["stderr"] == "stderr tail" and stored[2]["error_kind"] == "crash"
+    rows = results.con.execute("SELECT cell_id, rep, warmup, total_ns, extra, run_status, "
+                               "git_commit FROM sample_rows ORDER BY cell_id, warmup DESC, rep"
+                               ).fetchall()
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        (1, 0, True), (1, 0, False), (1, 1, False), (2, None, None), (3, None, None)]
+    assert json.loads(rows[1][4]) == {"per_thread_ns": [1, 2]} and rows[0][4] is None
+    assert {r[5] for r in rows} == {"complete"} and {r[6] for r in rows} == {"abc"}
+
+
+def test_only_ok_cells_keep_samples():
+    with pytest.raises(ValueError, match="only ok cells"):
+        CellResult("invalid", samples=samples())
+    with pytest.raises(ValueError, match="bad cell status"):
+        CellResult("fine")
+
+
+def test_a_cell_is_stored_whole_or_not_at_all(results):
+    run_id = begin(results)
+    duplicated = samples() + samples()[:1]  # the same (warmup, rep) twice: the insert fails
+    with pytest.raises(duckdb.ConstraintException):
+        results.add_cell(run_id, cell(1), ok(samples=duplicated))
+    assert results.cells(run_id) == [] and results.samples(run_id) == []
+    results.add_cell(run_id, cell(1), ok())  # the connection is still usable
+    assert len(results.samples(run_id)) == 3
+
+
+@pytest.mark.parametrize("status", ["running", "interrupted", "failed"])
+def test_incomplete_runs_are_refused_unless_allowed(results, status):
+    run_id = begin(results)
+    if status != "running":
+        results.finish_run(run_id, status)
+    with pytest.raises(ResultsError, match=f"is {status}, not complete"):
+        results.require_run(run_id)
+    assert results.require_run(run_id, allow_incomplete=True)["status"] == status
+    assert results.latest_run() is None
+    with pytest.raises(ResultsError, match="no run 'nope'"):
+        results.require_run("nope")
+
+
+def test_runs_listing(results):
+    run_id = begin(results)
+    results.add_cell(run_id, cell(1), ok())
+    results.add_cell(run_id, cell(2, n=5), CellResult("failed", "hang", "slow"))
+    results.finish_run(run_id, "complete")
+    [row] = results.runs()
+    assert (row["run_id"], row["status"], row["cells"], row["ok"]) == (run_id, "complete", 2, 1)
+    assert results.latest_run() == run_id
+
+
+def test_export_parquet_and_csv(results, tmp_path):
+    done = begin(results, "done")
+    results.add_cell(done, cell(1), ok())
+    results.add_cell(done, cell(2, n=5), CellResult("invalid", "checksum_mismatch", "bad sum"))
+    results.finish_run(done, "complete")
+    partial = begin(results, "partial")
+    results.add_cell(partial, cell(1), ok())
+
+    assert results.export(tmp_path / "one.parquet", "parquet", done) == 4
+    rows = duckdb.sql(f"SELECT run_id, cell_id, status, total_ns FROM "
+                      f"read_parquet('{tmp_path / 'one.parquet'}') ORDER BY cell_id, total_ns"
+                      ).fetchall()
+    assert rows[0] == ("done", 1, "ok", 900) and rows[-1] == ("done", 2, "invalid", None)
+
+    assert results.export(tmp_path / "all.csv", "csv") == 4  # complete runs only
+    with open(tmp_path / "all.csv", newline="") as f:
+        table = list(csv.DictReader(f))
+    assert {r["run_id"] for r in table} == {"done"} and "git_commit" in table[0]
+    assert results.export(tmp_path / "every.csv", "csv", allow_incomplete=True) == 7
+
+    with pytest.raises(ResultsError, match="not complete"):
+        results.export(tmp_path / "p.csv", "csv", partial)
+    with pytest.raises(ResultsError, match="unknown export format"):
+        results.export(tmp_path / "p.json", "json", done)

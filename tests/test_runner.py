@@ -1,0 +1,337 @@
+"""The runner end to end with the fake driver, the expectations it computes, verify and CLI."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from array import array
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fake_driver import install, make_dataset
+from serbench import driver as driver_module
+from serbench import provenance
+from serbench.checksum import hex64
+from serbench.cli import cli
+from serbench.driver import LANGUAGES, env_var, find_drivers
+from serbench.plan import RAW, parse_plan
+from serbench.results import Results, ResultsError
+from serbench.runner import (Listener, RunError, dataset_hashes, driver_infos, ids_file,
+                             read_ids, read_seq_start, run_plan)
+from serbench.verify import verify
+
+PLAN = """
+name = "t"
+[params]
+n = [5, 100]
+warmups = 1
+repetitions = 2
+timeout_s = 20
+[[group]]
+tasks = ["write", "read_seq", "read_rand"]
+models = ["trade", "part"]
+"""
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    """A private SERBENCH_HOME with a small default dataset and no real drivers visible."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("SERBENCH_HOME", str(home))
+    monkeypatch.setenv("SERBENCH_DATAGEN", str(tmp_path / "no-datagen"))
+    monkeypatch.setattr(driver_module, "BUILD_PATHS", {l: tmp_path / "none" for l in LANGUAGES})
+    monkeypatch.setattr(provenance, "toolchains", lambda: {"python": "probed elsewhere"})
+    for language in LANGUAGES:
+        monkeypatch.delenv(env_var(language), raising=False)
+    make_dataset(home / "data" / "default")
+    return home
+
+
+def use(monkeypatch, home: Path, language: str = "rust", **settings) -> Path:
+    log = home / f"{language}.log"
+    path = install(home / "bin", language, log=log, **settings)
+    monkeypatch.setenv(env_var(language), str(path))
+    return log
+
+
+def run(home: Path, text: str = PLAN, listener: Listener | None = None, **kwargs):
+    with Results(home / "results.duckdb") as results:
+        run_id = run_plan(parse_plan(text, "t.toml", "t"), results, listener=listener, **kwargs)
+        return run_id, results.run(run_id), results.cells(run_id), results.samples(run_id)
+
+
+def by_status(cells: list[dict]) -> dict[str, list[dict]]:
+    grouped = defaultdict(list)
+    for cell in cells:
+        grouped[cell["status"]].append(cell)
+    return grouped
+
+
+def requests(log: Path) -> list[list[str]]:
+    return [line.split() for line in log.read_text().splitlines()]
+
+
+def test_run_end_to_end(home, monkeypatch):
+    log = use(monkeypatch, home)
+    run_id, run_row, cells, samples = run(home)
+    assert run_row["status"] == "complete"
+    # per model: 1 write + 2 depths x 2 reads x 2 n + raw 2 reads x 2 n
+    assert len(cells) == 2 * (1 + 8 + 4)
+    assert {c["status"] for c in cells} == {"ok"}
+    assert len(samples) == 3 * len(cells)
+    assert {c["n"] for c in cells if c["model"] == "trade" and c["task"] != "write"} == {5, 8}
+    assert all(c["expected_sum"] == c["got_sum"] for c in cells if c["method"] != RAW)
+    raw = [c for c in cells if c["method"] == RAW]
+    assert {c["variant"] for c in raw} == {"fakejson"} and {c["depth"] for c in raw} == {""}
+    assert all("not cross-checked" in c["message"] for c in raw)
+    drivers = json.loads(run_row["drivers"])
+    assert "fakejson" in drivers["rust"]["info"]["methods"]
+    assert json.loads(run_row["host"])["logical_cores"] >= 1
+    assert not (home / "runs" / run_id).exists(), "paged files are removed after the run"
+    # one fresh process per language x method x model; verification precedes the timing
+    pids = defaultdict(set)
+    for pid, op, task, method, model in requests(log):
+        pids[(method if op != "load" else "", model)].add(pid)
+    assert all(len(p) == 1 for p in pids.values())
+    assert len({p for ps in pids.values() for p in ps}) == 4  # fakejson and raw, two models
+    ops = [r[1] for r in requests(log) if r[3] == "fakejson" and r[4] == "trade"]
+    assert ops[:2] == ["roundtrip", "roundtrip"] and ops[2] == "run" and "scan" in ops
+
+
+def test_expected_checksums_come_from_the_dataset(home, monkeypatch):
+    use(monkeypatch, home)
+    _, _, cells, _ = run(home)
+    hashes = dataset_hashes(home / "data" / "default", "part")
+    seq = next(c for c in cells if c["model"] == "part" and c["task"] == "read_seq"
+               and c["n"] == 5 and c["method"] == "fakejson")
+    start = json.loads(seq["params"])["start"]
+    assert start == read_seq_start(42, "part", 16, 5)
+    assert seq["expected_sum"] == hex64(sum(hashes[start:start + 5]) & (2**64 - 1))
+    rand = next(c for c in cells if c["model"] == "part" and c["task"] == "read_rand"
+                and c["n"] == 5 and c["method"] == "fakejson")
+    ids = read_ids(Path(json.loads(rand["params"])["ids"]))
+    assert rand["expected_sum"] == hex64(sum(hashes[i] for i in ids) & (2**64 - 1))
+
+
+def test_wrong_checksum_is_invalid_and_keeps_no_samples(home, monkeypatch):
+    use(monkeypatch, home, mode="bad_checksum", on="op=run,task=read_seq")
+    _, run_row, cells, samples = run(home)
+    assert run_row["status"] == "complete"
+    invalid = by_status(cells)["invalid"]
+    assert {c["task"] for c in invalid} == {"read_seq"}
+    assert all(c["error_kind"] == "checksum_mismatch" and "differs" in c["message"]
+               for c in invalid)
+    assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in invalid}
+
+
+def test_malformed_samples_fail_the_cell(home, monkeypatch):
+    use(monkeypatch, home, mode="bad_samples", on="op=run,task=read_rand")
+    _, _, cells, samples = run(home, PLAN.replace('["trade", "part"]', '["trade"]'))
+    failed = by_status(cells)["failed"]
+    assert {c["task"] for c in failed} == {"read_rand"}
+    assert all(c["error_kind"] == "garbage" and "0 warm-ups and 2 repetitions" in c["message"]
+               for c in failed)
+    assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in failed}
+
+
+def test_crash_fails_the_cell_and_a_fresh_driver_continues(home, monkeypatch):
+    log = use(monkeypatch, home, mode="crash", on="op=run,task=read_rand,n=5")
+    _, run_row, cells, _ = run(home)
+    assert run_row["status"] == "complete"
+    failed = by_status(cells)["failed"]
+    assert {(c["task"], c["n"]) for c in failed} == {("read_rand", 5)}
+    assert all(c["error_kind"] == "crash" and "crashing on purpose" in c["stderr"]
+               for c in failed)
+    after = [cells[cells.index(c) + 1] for c in failed if cells.index(c) + 1 < len(cells)]
+    assert all(c["status"] == "ok" for c in after)
+    runs_of_crashing_group = {r[0] for r in requests(log) if r[3] == "fakejson" and r[4] == "trade"}
+    assert len(runs_of_crashing_group) == 3  # the group's process, then one after each crash
+
+
+def test_hang_is_killed_after_the_timeout(home, monkeypatch):
+    use(monkeypatch, home, mode="hang", on="op=run,task=read_seq,n=5,depth=access")
+    _, _, cells, _ = run(home, PLAN.replace("timeout_s = 20", "timeout_s = 1"))
+    failed = by_status(cells)["failed"]
+    assert len(failed) == 2 and {c["error_kind"] for c in failed} == {"hang"}
+    assert all("within 1 s" in c["message"] for c in failed)
+
+
+def test_garbage_write_fails_the_reads_of_its_file(home, monkeypatch):
+    use(monkeypatch, home, mode="garbage", on="op=run,task=write,model=trade")
+    _, _, cells, _ = run(home)
+    trade = [c for c in cells if c["model"] == "trade"]
+    write = next(c for c in trade if c["task"] == "write")
+    assert (write["status"], write["error_kind"]) == ("failed", "garbage")
+    reads = [c for c in trade if c["task"] != "write"]
+    assert {c["status"] for c in reads} == {"failed"}
+    assert all(c["error_kind"] == "no_input" and f"write cell {write['cell_id']}" in c["message"]
+               for c in reads)
+    assert {c["status"] for c in cells if c["model"] == "part"} == {"ok"}
+
+
+def test_failed_verification_makes_the_group_invalid_untimed(home, monkeypatch):
+    log = use(monkeypatch, home, mode="error", on="op=roundtrip,model=part")
+    _, _, cells, samples = run(home)
+    part = [c for c in cells if c["model"] == "part" and c["method"] == "fakejson"]
+    assert {c["status"] for c in part} == {"invalid"}
+    assert all("verification" in c["message"] for c in part)
+    assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in part}
+    timed = [r for r in requests(log) if r[1] == "run" and r[3] == "fakejson" and r[4] == "part"]
+    assert timed == []
+
+
+def test_driver_unsupported_answers_are_unsupported(home, monkeypatch):
+    use(monkeypatch, home, mode="unsupported", on="op=run,task=read_rand")
+    _, _, cells, _ = run(home)
+    unsupported = by_status(cells)["unsupported"]
+    assert unsupported and {c["task"] for c in unsupported} == {"read_rand"}
+    assert all(c["message"] == "fake does not do this" for c in unsupported)
+
+
+def test_reads_without_a_write_cell_encode_their_file(home, monkeypatch):
+    log = use(monkeypatch, home)
+    _, _, cells, _ = run(home, PLAN.replace('["write", "read_seq", "read_rand"]', '["read_seq"]'))
+    assert cells and {c["status"] for c in cells} == {"ok"}
+    assert "encode" in {r[1] for r in requests(log)}
+
+
+def test_raw_floor_is_cross_checked_by_other_languages(home, monkeypatch):
+    use(monkeypatch, home, "rust")
+    use(monkeypatch, home, "cpp")
+    _, _, cells, _ = run(home)
+    raw = [c for c in cells if c["method"] == RAW]
+    assert {c["language"] for c in raw} == {"rust", "cpp"}
+    assert {c["status"] for c in cells} == {"ok"}
+    for c in raw:
+        other = "cpp" if c["language"] == "rust" else "rust"
+        assert c["message"] == f"cross-checked by {other}"
+        assert c["expected_sum"] == c["got_sum"]
+
+
+def test_raw_disagreement_is_invalid(home, monkeypatch):
+    use(monkeypatch, home, "rust")
+    use(monkeypatch, home, "cpp", mode="bad_checksum", on=f"op=run,method={RAW}")
+    _, _, cells, _ = run(home)
+    rust_raw = [c for c in cells if c["method"] == RAW and c["language"] == "rust"]
+    assert {c["status"] for c in rust_raw} == {"invalid"}
+    assert all("raw read by cpp" in c["message"] for c in rust_raw)
+
+
+class StopAfter(Listener):
+    def __init__(self, cells: int, error: BaseException):
+        self.left, self.error = cells, error
+
+    def done(self, cell, result):
+        self.left -= 1
+        if self.left == 0:
+            raise self.error
+
+
+@pytest.mark.parametrize("error, status", [(KeyboardInterrupt(), "interrupted"),
+                                           (RuntimeError("harness bug"), "failed")])
+def test_interrupted_or_failed_runs_are_not_complete(home, monkeypatch, error, status):
+    use(monkeypatch, home)
+    with pytest.raises(type(error)):
+        run(home, listener=StopAfter(3, error), run_id="stopped")
+    with Results(home / "results.duckdb", read_only=True) as results:
+        assert results.run("stopped")["status"] == status
+        assert len(results.cells("stopped")) == 3
+        with pytest.raises(ResultsError, match=f"is {status}"):
+            results.require_run("stopped")
+    assert not (home / "runs" / "stopped").exists()
+
+
+def test_missing_dataset_stops_before_the_run(home, monkeypatch):
+    use(monkeypatch, home)
+    with pytest.raises(Exception, match="no manifest"):
+        run(home, PLAN.replace('["trade", "part"]', '["tweet"]'))
+    with Results(home / "results.duckdb") as results:
+        assert results.runs() == []
+
+
+def test_dataset_hashes_cache_and_checks(home):
+    directory = home / "data" / "default"
+    hashes = dataset_hashes(directory, "trade")
+    cache = directory / "trade.hashes"
+    assert cache.stat().st_size == 8 * len(hashes) == 64
+    cache.write_bytes(bytes(64))  # right length, wrong content: recomputed
+    assert dataset_hashes(directory, "trade") == hashes
+    manifest = directory / "trade.manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["set_checksum"]["sum"] = "0" * 16
+    manifest.write_text(json.dumps(doc))
+    cache.unlink()
+    with pytest.raises(RunError, match="damaged"):
+        dataset_hashes(directory, "trade")
+
+
+def test_random_ids_are_seeded_shared_and_prefix_consistent(home):
+    short = read_ids(ids_file("part", 1000, 10, 7))
+    long = read_ids(ids_file("part", 1000, 50, 7))
+    assert long[:10] == short and len(long) == 50 and max(long) < 1000
+    assert read_ids(ids_file("part", 1000, 10, 8)) != short
+    assert isinstance(short, array) and short.typecode == "Q"
+
+
+def test_verify_matrix_with_two_languages(home, monkeypatch):
+    use(monkeypatch, home, "rust")
+    use(monkeypatch, home, "cpp", mode="bad_checksum", on="op=scan,model=trade")
+    paths = find_drivers()
+    checks = verify(paths, driver_infos(paths), home / "data" / "default", timeout_s=20)
+    steps = {(c.language, c.step, c.producer, c.model, c.depth): c.status for c in checks}
+    assert steps[("rust", "load", "rust", "trade", "")] == "ok"
+    assert steps[("cpp", "roundtrip", "cpp", "part", "access")] == "ok"
+    assert steps[("cpp", "scan", "rust", "part", "materialize")] == "ok"
+    assert steps[("rust", "scan", "cpp", "trade", "access")] == "ok"
+    failed = {k for k, v in steps.items() if v == "failed"}
+    assert failed == {("cpp", "scan", p, "trade", d) for p in ("rust", "cpp")
+                      for d in ("materialize", "access")}
+
+
+def test_provenance_records_host_toolchains_and_git():
+    found = provenance.collect({"rust": {"path": "x", "info": {}}})
+    assert found["host"]["logical_cores"] >= 1 and found["host"]["kernel"]
+    assert found["toolchains"]["python"] == sys.version.split()[0]
+    assert set(found["git"]) == {"commit", "dirty"}
+    assert found["drivers"] == {"rust": {"path": "x", "info": {}}}
+
+
+def serbench(home: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from serbench.cli import main; main()", *args],
+                          capture_output=True, text=True, env=os.environ.copy())
+
+
+def test_cli_run_runs_export_info(home, monkeypatch, tmp_path):
+    use(monkeypatch, home)
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    runner = CliRunner()
+    result = runner.invoke(cli, ["run", str(plan), "--run-id", "cli-run", "--pin", "0"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().splitlines()[-1] == "cli-run"
+    result = runner.invoke(cli, ["runs"])
+    assert result.exit_code == 0 and "cli-run" in result.output
+    out = tmp_path / "cli.csv"
+    result = runner.invoke(cli, ["export", "--run", "cli-run", "--format", "csv", "--out",
+                                 str(out)])
+    assert result.exit_code == 0 and out.read_text().startswith("run_id,")
+    result = runner.invoke(cli, ["info"])
+    assert result.exit_code == 0 and "fakejson" in result.output
+    result = runner.invoke(cli, ["verify"])
+    assert result.exit_code == 0 and "checks passed" in result.output
+
+
+def test_cli_user_errors_exit_2_without_traceback(home, monkeypatch, tmp_path):
+    use(monkeypatch, home)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[group]]\ntasks = ["write"]\nrepetitions = 0\n')
+    proc = serbench(home, "run", str(bad))
+    assert proc.returncode == 2
+    assert f"{bad}: group[1].repetitions: must be >= 1" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    proc = serbench(home, "compare", "a", "b")
+    assert proc.returncode == 2 and "no results yet" in proc.stderr
