@@ -1,0 +1,43 @@
+//! `serbench-rust info | serve | listen`: see PROTOCOL.md section 1.
+
+use std::io;
+use std::process::ExitCode;
+use std::thread;
+
+use serbench_driver::info::info;
+use serbench_driver::serve::serve;
+
+/// Requests run on a thread with a large stack: decoding deeply nested (or corrupted)
+/// recursive objects through serde must not overflow it.
+const STACK_BYTES: usize = 256 << 20;
+
+fn main() -> ExitCode {
+    let command = std::env::args().nth(1);
+    match command.as_deref() {
+        Some("info") => {
+            println!("{}", info());
+            ExitCode::SUCCESS
+        }
+        Some("serve") => {
+            let server = thread::Builder::new()
+                .stack_size(STACK_BYTES)
+                .spawn(|| serve(io::stdin().lock(), io::stdout().lock()));
+            match server.map(|handle| handle.join()) {
+                Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
+                Ok(Ok(Err(e))) => {
+                    eprintln!("serbench-rust serve: {e}");
+                    ExitCode::FAILURE
+                }
+                Ok(Err(_)) | Err(_) => ExitCode::FAILURE,
+            }
+        }
+        Some("listen") => {
+            eprintln!("serbench-rust listen: not implemented yet (reserved for the network tasks)");
+            ExitCode::from(2)
+        }
+        _ => {
+            eprintln!("usage: serbench-rust info | serve | listen --address HOST:PORT");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! `bincode`: bincode 1.3.3 with the default options of `bincode::serialize` and
+//! `bincode::deserialize` (fixed-width little-endian integers, u64 lengths), encoding into
+//! the reused page buffer.
+
+use serbench_model::{Hasher, ModelType};
+
+use super::serde_fill::Filled;
+use super::{fold_decoded, Codec, DecodeError, Method};
+use crate::protocol::Depth;
+
+#[derive(Default)]
+pub struct Bincode;
+
+impl Method for Bincode {
+    const ID: &'static str = "bincode";
+    const DEPTHS: &'static [Depth] = &[Depth::Materialize];
+    const FILES: &'static [&'static str] = &[
+        "drivers/rust/driver/src/methods/bincode.rs",
+        "drivers/rust/driver/src/methods/serde_fill.rs",
+    ];
+}
+
+impl<M: ModelType> Codec<M> for Bincode {
+    #[inline]
+    fn encode(&mut self, value: &M, out: &mut Vec<u8>) {
+        bincode::serialize_into(out, &Filled(value)).expect("model values always serialize");
+    }
+
+    #[inline]
+    fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
+        bincode::deserialize(bytes).map_err(|e| DecodeError::new(0, format!("bincode: {e}")))
+    }
+
+    #[inline]
+    fn fold(&mut self, bytes: &[u8], depth: Depth, h: &mut Hasher) -> Result<(), DecodeError> {
+        match depth {
+            Depth::Materialize => fold_decoded::<M, _>(self, bytes, h),
+            other => Err(DecodeError::depth(Self::ID, other)),
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! THE registry of this driver: every method and every task, one line each (the list at the
+//! end of this file). Methods and tasks are two axes; [`with_codec`] joins them, turning a
+//! method id and a model id chosen at run time into a call of code generic over both
+//! (`Codec<M>` for model type `M`), and [`run_task`] picks the task.
+
+use serbench_model::{dispatch, ModelId, ModelType};
+use serde_json::{Map, Value};
+
+use crate::methods::{Codec, Method};
+use crate::protocol::{Depth, Failure};
+use crate::tasks::{Task, TaskRequest};
+
+/// Work done with one method on one model type, whichever they are.
+pub trait CodecJob {
+    type Output;
+    fn run<M: ModelType, C: Codec<M>>(self, codec: C) -> Self::Output;
+}
+
+/// A method's capabilities, from its [`Method`] implementation.
+pub struct MethodSpec {
+    pub id: &'static str,
+    pub depths: &'static [Depth],
+    pub files: &'static [&'static str],
+    pub writes: bool,
+    pub settings: fn() -> Map<String, Value>,
+}
+
+pub fn method(id: &str) -> Option<&'static MethodSpec> {
+    METHODS.iter().find(|m| m.id == id)
+}
+
+macro_rules! registry {
+    (methods { $($method:path),* $(,)? } tasks { $($task:path),* $(,)? }) => {
+        /// Every method, in `info` order.
+        pub const METHODS: &[MethodSpec] = &[$(
+            MethodSpec {
+                id: <$method as Method>::ID,
+                depths: <$method as Method>::DEPTHS,
+                files: <$method as Method>::FILES,
+                writes: <$method as Method>::WRITES,
+                settings: <$method as Method>::settings,
+            },
+        )*];
+
+        /// Every task this driver runs.
+        pub const TASKS: &[&str] = &[$(<$task as Task>::ID),*];
+
+        /// Runs `job` with a fresh codec of `method` for `model`; None for an unknown method.
+        pub fn with_codec<J: CodecJob>(method: &str, model: ModelId, job: J) -> Option<J::Output> {
+            dispatch!(model, M => {
+                $(
+                    if method == <$method as Method>::ID {
+                        return Some(job.run::<M, $method>(<$method>::default()));
+                    }
+                )*
+                None
+            })
+        }
+
+        /// Runs task `task` with `codec`; None for an unknown task.
+        pub fn run_task<M: ModelType, C: Codec<M>>(
+            task: &str,
+            codec: &mut C,
+            request: &TaskRequest<'_>,
+        ) -> Option<Result<Value, Failure>> {
+            $(
+                if task == <$task as Task>::ID {
+                    return Some(<$task as Task>::run::<M, C>(codec, request));
+                }
+            )*
+            None
+        }
+    };
+}
+
+// The registry: one line per method, one line per task.
+registry! {
+    methods {
+        crate::methods::handcoded::Handcoded,
+        crate::methods::bincode::Bincode,
+        crate::methods::json_gzip::JsonGzip,
+        crate::methods::raw::Raw,
+    }
+    tasks {
+        crate::tasks::write::Write,
+        crate::tasks::read_seq::ReadSeq,
+        crate::tasks::read_rand::ReadRand,
+    }
+}

@@ -1,0 +1,239 @@
+//! The task axis: one file per task, each written only against the method interface
+//! ([`Codec`]) and generic over the model type. Here: what the tasks share (repetitions with
+//! cold eviction and timing, reading a selection of objects, loading JSON Lines).
+
+pub mod read_rand;
+pub mod read_seq;
+pub mod write;
+
+use std::path::Path;
+use std::time::Instant;
+
+use serbench_model::{hex64, read_json_lines, Hasher, ModelType, ReadError, SetChecksum};
+use serde_json::{json, Value};
+
+use crate::evict::{evict, EVICTION};
+use crate::methods::Codec;
+use crate::paged::{data_path, index_path, Expect, PageBuffer, PageReader};
+use crate::protocol::{Depth, Failure, Kind, Params};
+use crate::timing::{IoTimer, Sample};
+
+/// The language id this driver writes into index headers.
+pub const WRITER: &str = "rust";
+
+/// One `run` request, as a task sees it.
+pub struct TaskRequest<'a> {
+    pub depth: Depth,
+    pub params: &'a Params,
+}
+
+pub trait Task {
+    const ID: &'static str;
+    /// Runs the task's warm-ups and repetitions; the result object of PROTOCOL.md section 5.
+    fn run<M: ModelType, C: Codec<M>>(
+        codec: &mut C,
+        request: &TaskRequest<'_>,
+    ) -> Result<Value, Failure>;
+}
+
+/// Warm-ups, repetitions and whether each starts from a cold page cache.
+pub struct Repetitions {
+    pub warmups: u64,
+    pub repetitions: u64,
+    pub cold: bool,
+}
+
+impl Repetitions {
+    pub fn from_params(params: &Params) -> Result<Self, Failure> {
+        Ok(Repetitions {
+            warmups: params.u64("warmups")?,
+            repetitions: params.u64("repetitions")?,
+            cold: params.bool("cold")?,
+        })
+    }
+
+    /// Runs `once` for every warm-up and repetition, evicting `base`'s files first when
+    /// cold, and times it. Every repetition must produce the same outcome; returns the
+    /// samples and that outcome.
+    pub fn run<T: PartialEq>(
+        &self,
+        evict_base: Option<&Path>,
+        mut once: impl FnMut(&IoTimer) -> Result<T, Failure>,
+    ) -> Result<(Vec<Value>, T), Failure> {
+        let reps = (0..self.warmups)
+            .map(|rep| (rep, true))
+            .chain((0..self.repetitions).map(|rep| (rep, false)));
+        let mut samples = Vec::new();
+        let mut outcome: Option<T> = None;
+        for (rep, warmup) in reps {
+            if let (true, Some(base)) = (self.cold, evict_base) {
+                evict(&[&data_path(base), &index_path(base)])?;
+            }
+            let timer = IoTimer::default();
+            let start = Instant::now();
+            let result = once(&timer)?;
+            let total_ns = start.elapsed().as_nanos() as u64;
+            samples.push(
+                Sample {
+                    rep,
+                    warmup,
+                    total_ns,
+                    io_ns: timer.ns(),
+                }
+                .to_json(),
+            );
+            match &outcome {
+                Some(first) if *first != result => {
+                    return Err(Failure::new(
+                        Kind::ChecksumMismatch,
+                        format!(
+                        "repetition {rep} (warm-up: {warmup}) read something else than the first"
+                    ),
+                    ))
+                }
+                Some(_) => {}
+                None => outcome = Some(result),
+            }
+        }
+        let outcome = outcome.ok_or_else(|| Failure::bad_request("warmups + repetitions is 0"))?;
+        Ok((samples, outcome))
+    }
+
+    /// The eviction a read reports.
+    pub fn eviction(&self) -> &'static str {
+        if self.cold {
+            EVICTION
+        } else {
+            "none"
+        }
+    }
+}
+
+/// Which objects of a file a read visits.
+#[derive(Clone, Copy, Debug)]
+pub enum Selection<'a> {
+    All,
+    Range { start: u64, n: u64 },
+    Ids(&'a [u64]),
+}
+
+/// What a read saw: the set checksum of the objects, the pages it loaded and the file's
+/// writer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOutcome {
+    pub checksum: SetChecksum,
+    pub pages_read: u64,
+    pub writer: String,
+}
+
+/// What a reader accepts: this model, this method's files (any method's for raw), and the
+/// page size when the request names one.
+fn expect<'a, M: ModelType, C: Codec<M>>(page_size: Option<u32>) -> Expect<'a> {
+    Expect {
+        model: M::ID.name(),
+        method: C::WRITES.then_some(C::ID),
+        page_size,
+    }
+}
+
+/// One read's request: the file, the objects and how deep to go.
+#[derive(Clone, Copy, Debug)]
+pub struct Read<'a> {
+    pub base: &'a Path,
+    pub selection: Selection<'a>,
+    pub depth: Depth,
+    pub page_size: Option<u32>,
+}
+
+/// Opens the paged file, checks its index, and folds the checksum of the selected objects,
+/// reading each page (into `page`, reused across repetitions) only when the page changes.
+pub fn read_objects<M: ModelType, C: Codec<M>>(
+    codec: &mut C,
+    read: Read<'_>,
+    page: &mut PageBuffer,
+    timer: &IoTimer,
+) -> Result<ReadOutcome, Failure> {
+    let Read {
+        base,
+        selection,
+        depth,
+        page_size,
+    } = read;
+    let mut reader = PageReader::open(base, expect::<M, C>(page_size), timer, page)?;
+    let count = reader.count();
+    let mut checksum = SetChecksum::default();
+    let mut visit = |n: u64| -> Result<(), Failure> {
+        let bytes = reader.object(n)?;
+        let mut h = Hasher::new();
+        match codec.fold(bytes, depth, &mut h) {
+            Ok(()) => {
+                checksum.add(h.finish());
+                Ok(())
+            }
+            Err(e) => Err(located(&reader, n, e)),
+        }
+    };
+    match selection {
+        Selection::All => (0..count).try_for_each(&mut visit)?,
+        Selection::Range { start, n } => {
+            if start.checked_add(n).is_none_or(|end| end > count) {
+                return Err(out_of_range(
+                    base,
+                    format!("objects {start}..{start}+{n}"),
+                    count,
+                ));
+            }
+            (start..start + n).try_for_each(&mut visit)?
+        }
+        Selection::Ids(ids) => {
+            if let Some(&bad) = ids.iter().find(|&&id| id >= count) {
+                return Err(out_of_range(base, format!("object {bad}"), count));
+            }
+            ids.iter().try_for_each(|&id| visit(id))?
+        }
+    }
+    Ok(ReadOutcome {
+        checksum,
+        pages_read: reader.pages_read,
+        writer: reader.header().writer.clone(),
+    })
+}
+
+fn out_of_range(base: &Path, what: String, count: u64) -> Failure {
+    Failure::new(
+        Kind::OutOfRange,
+        format!("{what} asked, {} holds {count} objects", base.display()),
+    )
+}
+
+/// A decode error, placed: file, page, object and offset.
+fn located(reader: &PageReader<'_, '_>, n: u64, e: crate::methods::DecodeError) -> Failure {
+    let entry = reader.entry(n);
+    Failure::corrupt(format!(
+        "{}: page {}, object {n} at offset {}: {e}",
+        reader.data_path().display(),
+        entry.page,
+        entry.offset
+    ))
+}
+
+/// `{"count", "sum"}` as the protocol carries checksums.
+pub fn checksum_json(c: SetChecksum) -> Value {
+    json!({"count": c.count, "sum": hex64(c.sum)})
+}
+
+/// A JSON Lines file of model `M` (untimed work): missing is `not_found`, a bad line
+/// `corrupt_input` naming the line and field.
+pub fn load_objects<M: ModelType>(path: &Path) -> Result<Vec<M>, Failure> {
+    read_json_lines(path).map_err(|e| match e {
+        ReadError::Io { ref error, .. } => Failure::new(
+            if error.kind() == std::io::ErrorKind::NotFound {
+                Kind::NotFound
+            } else {
+                Kind::Internal
+            },
+            e.to_string(),
+        ),
+        ReadError::Data(line) => Failure::corrupt(line.to_string()),
+    })
+}
