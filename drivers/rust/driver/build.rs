@@ -26,6 +26,8 @@ const LIBRARIES: &[&str] = &[
     "crc32fast",
     "cfg-if",
     "libc",
+    "mimalloc",
+    "libmimalloc-sys",
 ];
 
 fn main() {

@@ -7,6 +7,11 @@ use std::thread;
 use serbench_driver::info::info;
 use serbench_driver::serve::serve;
 
+/// Every method materializes into the same allocator; mimalloc is what a tuned data system
+/// would link, so allocation-heavy decoders are not penalised by glibc malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Requests run on a thread with a large stack: decoding deeply nested (or corrupted)
 /// recursive objects through serde must not overflow it.
 const STACK_BYTES: usize = 256 << 20;
