@@ -56,7 +56,7 @@ def _int_folder(kind: str) -> Folder:
 
     def fold(h, v, path):
         if type(v) is not int:
-            raise DataError(path, f"expected {kind}, got {_describe(v)}")
+            raise DataError(path, f"expected {kind}, got {describe(v)}")
         if not lo <= v <= hi:
             raise DataError(path, f"{v} out of range for {kind}")
         return ((h ^ (v & MASK)) * PRIME) & MASK
@@ -68,7 +68,7 @@ def _f64_fold(h, v, path):
     if type(v) is int:  # JSON writers may print an integral double without a fraction
         v = float(v)
     elif type(v) is not float:
-        raise DataError(path, f"expected f64, got {_describe(v)}")
+        raise DataError(path, f"expected f64, got {describe(v)}")
     if not math.isfinite(v):
         raise DataError(path, "f64 must be finite")
     return ((h ^ _unpack_q(_pack_d(v))[0]) * PRIME) & MASK
@@ -76,13 +76,13 @@ def _f64_fold(h, v, path):
 
 def _bool_fold(h, v, path):
     if type(v) is not bool:
-        raise DataError(path, f"expected bool, got {_describe(v)}")
+        raise DataError(path, f"expected bool, got {describe(v)}")
     return ((h ^ int(v)) * PRIME) & MASK
 
 
 def _str_fold(h, v, path):
     if type(v) is not str:
-        raise DataError(path, f"expected str, got {_describe(v)}")
+        raise DataError(path, f"expected str, got {describe(v)}")
     try:
         data = v.encode("utf-8")
     except UnicodeEncodeError:
@@ -95,7 +95,7 @@ def _str_fold(h, v, path):
     return h
 
 
-def _describe(v: object) -> str:
+def describe(v: object) -> str:
     if v is None:
         return "null"
     return {bool: "bool", int: "integer", float: "number", str: "string", list: "list",
@@ -114,7 +114,7 @@ def _opt_folder(inner: Folder) -> Folder:
 def _list_folder(inner: Folder) -> Folder:
     def fold(h, v, path):
         if type(v) is not list:
-            raise DataError(path, f"expected list, got {_describe(v)}")
+            raise DataError(path, f"expected list, got {describe(v)}")
         h = ((h ^ len(v)) * PRIME) & MASK
         for i, item in enumerate(v):
             h = inner(h, item, f"{path}[{i}]")
@@ -145,7 +145,7 @@ def struct_folder(name: str) -> Folder:
         if not compiled:
             compiled.extend((f, _folder(t), isinstance(t, Opt)) for f, t in s.fields)
         if type(v) is not dict:
-            raise DataError(path, f"expected {name} object, got {_describe(v)}")
+            raise DataError(path, f"expected {name} object, got {describe(v)}")
         prefix = f"{path}." if path else ""
         if not v.keys() <= known:
             extra = sorted(v.keys() - known)[0]

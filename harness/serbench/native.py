@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 from .paths import REPO
@@ -24,7 +25,7 @@ def cargo_build(package: str) -> None:
     cargo = shutil.which("cargo")
     if cargo is None:
         raise NativeError("cargo not found: install Rust (rustup) or run scripts/setup")
-    cmd = [cargo, "build", "--release", "--locked", "-p", package,
+    cmd = [cargo, "build", "--release", "--locked", "--quiet", "-p", package,
            "--manifest-path", str(RUST_WORKSPACE / "Cargo.toml")]
     # cargo reports progress on stderr, which the child inherits (fd 2, not sys.stderr, which
     # may be a stand-in without a file descriptor under a test runner)
@@ -33,6 +34,7 @@ def cargo_build(package: str) -> None:
         raise NativeError(f"building {package} failed (exit {proc.returncode}): {' '.join(cmd)}")
 
 
+@lru_cache(maxsize=None)
 def datagen_path(build: bool = True) -> Path:
     """SERBENCH_DATAGEN overrides; otherwise the release build, built on first use."""
     override = os.environ.get("SERBENCH_DATAGEN")
@@ -40,7 +42,7 @@ def datagen_path(build: bool = True) -> Path:
         return Path(override)
     path = RUST_WORKSPACE / "target" / "release" / "serbench-datagen"
     if build:
-        cargo_build("serbench-datagen")  # incremental: a no-op when up to date
+        cargo_build("serbench-datagen")  # incremental, and once per process
     if not path.exists():
         raise NativeError(f"{path} missing; run `serbench build`")
     return path
