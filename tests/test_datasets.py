@@ -207,3 +207,36 @@ def test_cli_check_and_errors(tmp_path, native_sets):
                               "--density", "2"])
     assert bad.exit_code != 0
     assert isinstance(bad.exception, build.ParameterError)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["data", "tpch", "--sf", "-1"], "scale factor"),
+    (["data", "tpch", "--sf", "0.01", "--models", "tweet"], "not 'tweet'"),
+    (["data", "sparse", "--density", "0"], "density"),
+    (["data", "check", ".", "widget"], "unknown model 'widget'"),
+])
+def test_command_line_errors_are_one_clear_line(tmp_path, args, words):
+    """The installed command: exit 2 and one `error:` line, never a traceback."""
+    import subprocess
+    import sys
+
+    env = {"SERBENCH_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", "from serbench.cli import main; main()",
+                           *args], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error:") and words in proc.stderr
+
+
+def test_ingest_error_names_file_status_and_field(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": 1}\n')
+    proc = subprocess.run([sys.executable, "-c", "from serbench.cli import main; main()",
+                           "data", "tweet", "--ingest", str(bad)], capture_output=True,
+                          text=True, env={"SERBENCH_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 2
+    assert "bad.json: status 1 (line 1): created_at: missing required field" in proc.stderr
+    assert not list(tmp_path.glob("data/*/*.manifest.json"))

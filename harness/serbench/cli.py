@@ -13,6 +13,9 @@ from .cli_run import (build_command, compare_command, demo_command, export_comma
                       info_command, run, runs_command, verify_command)
 from .datasets.build import ParameterError
 from .datasets.manifest import DatasetError
+from .datasets.samples import SampleError
+from .datasets.tpch import TpchError
+from .datasets.tweet_ingest import IngestError
 from .models import UnknownModel
 from .native import NativeError
 from .plan import PlanError
@@ -23,7 +26,8 @@ from .runner import RunError
 
 # errors that carry a complete message for the user: no traceback, exit status 2
 USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel, PlanError,
-               ResultsError, RunError, BuildError, ReportError)
+               ResultsError, RunError, BuildError, ReportError, TpchError, IngestError,
+               SampleError)
 
 
 @click.group()

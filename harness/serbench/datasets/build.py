@@ -122,8 +122,12 @@ def make_native(family: str, params: dict, seed: int, directory: Path,
 def make_tpch(sf: float, directory: Path, models=("part", "lineitem", "customer"),
               replication: int = 1, seed: int = 0,
               progress: Progress | None = None) -> list[Manifest]:
-    from .tpch import generate_tpch
+    from .tpch import check_scale_factor, generate_tpch
 
+    try:
+        check_scale_factor(sf)
+    except ValueError as exc:
+        raise ParameterError(f"tpch: {exc}") from None
     check_replication(replication)
     for model in models:
         if DATASET_OF_MODEL.get(model) != "tpch":
