@@ -1,0 +1,41 @@
+// `info`: the capability matrix and the versions of everything this binary was built with.
+// The build records its compiler and flags (SERBENCH_COMPILER, SERBENCH_CXX_FLAGS); library
+// versions come from the headers actually compiled in.
+
+#include <rapidjson/rapidjson.h>
+
+#include "cell.h"
+#include "file.h"
+#include "ops.h"
+
+namespace serbench {
+
+Json info() {
+  Json::Array model_names;
+  for (auto name : kModelNames) model_names.emplace_back(name);
+  Json::Array eviction{Json(kEviction)};
+  Json method_specs = Json::object();
+  for (const MethodEntry& m : methods()) {
+    Json::Array depths;
+    for (Depth d : m.depths) depths.emplace_back(depth_id(d));
+    method_specs.set(std::string(m.id), Json::object({{"depths", std::move(depths)},
+                                                      {"variants", Json::array_of(m.variants)},
+                                                      {"models", model_names},
+                                                      {"files", Json::array_of(m.files)}}));
+  }
+  return Json::object(
+      {{"language", "cpp"},
+       {"driver_version", SERBENCH_VERSION},
+       {"toolchain", Json::object({{"compiler", SERBENCH_COMPILER},
+                                   {"standard", "c++" + std::to_string(__cplusplus / 100 % 100)},
+                                   {"build_type", SERBENCH_BUILD_TYPE},
+                                   {"flags", SERBENCH_CXX_FLAGS}})},
+       {"libraries", Json::object({{"rapidjson", RAPIDJSON_VERSION_STRING},
+                                   {"libstdc++", std::to_string(__GLIBCXX__)}})},
+       {"models", std::move(model_names)},
+       {"tasks", Json::array_of(tasks())},
+       {"methods", std::move(method_specs)},
+       {"eviction", std::move(eviction)}});
+}
+
+}  // namespace serbench

@@ -1,0 +1,26 @@
+#pragma once
+// THE registry of this driver: every method and every task, one line each. Methods and tasks
+// are two axes; registry.cpp compiles every task, and the protocol's other operations, for
+// every method and every model.
+
+#include "methods/handcoded.h"
+#include "methods/inplace.h"
+#include "methods/raw.h"
+#include "model/record.h"
+#include "tasks/read_rand.h"
+#include "tasks/read_seq.h"
+#include "tasks/write.h"
+
+namespace serbench {
+
+using Methods = TypeList<
+    Handcoded,
+    InPlaceMethod,
+    Raw>;
+
+using Tasks = TypeList<
+    Write,
+    ReadSeq,
+    ReadRand>;
+
+}  // namespace serbench

@@ -1,0 +1,169 @@
+#pragma once
+// The task axis: one file per task, each written only against the method interface
+// (methods/method.h) and generic over the model type. A task is a class with
+//
+//   static constexpr std::string_view id;
+//   template <class M, class Meth> static Json run(Meth& method, const TaskRequest& request);
+//
+// Here: what the tasks share (repetitions with cold eviction and timing, reading a selection
+// of objects from a paged file, writing one, loading JSON Lines).
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "file.h"
+#include "json.h"
+#include "methods/method.h"
+#include "model/checksum.h"
+#include "model/jsonl.h"
+#include "model/model_id.h"
+#include "paged/reader.h"
+#include "paged/writer.h"
+#include "protocol.h"
+#include "timing.h"
+
+namespace serbench {
+
+// The language id this driver writes into index headers.
+inline constexpr std::string_view kWriter = "cpp";
+
+// One `run` request, as a task sees it.
+struct TaskRequest {
+  ReadMode mode;
+  const Params& params;
+};
+
+inline Json checksum_json(const SetChecksum& c) {
+  return Json::object({{"count", c.count}, {"sum", hex64(c.sum)}});
+}
+
+// Warm-ups, repetitions and whether each starts from a cold page cache.
+class Repetitions {
+ public:
+  explicit Repetitions(const Params& params)
+      : warmups_(params.u64("warmups")), repetitions_(params.u64("repetitions")), cold_(params.boolean("cold")) {
+    if (repetitions_ == 0) throw bad_request("params.repetitions must be at least 1");
+  }
+
+  // Runs `once(IoTimer&)` for every warm-up and repetition, evicting the files of
+  // `evict_base` first when cold, and times it. Every repetition must produce the same
+  // outcome; returns the samples and that outcome.
+  template <class F>
+  auto run(const std::string* evict_base, F&& once) {
+    using Outcome = decltype(once(std::declval<IoTimer&>()));
+    Json::Array samples;
+    std::optional<Outcome> first;
+    for (uint64_t i = 0; i < warmups_ + repetitions_; ++i) {
+      const bool warmup = i < warmups_;
+      const uint64_t rep = warmup ? i : i - warmups_;
+      if (cold_ && evict_base) {
+        evict(data_path(*evict_base));
+        evict(index_path(*evict_base));
+      }
+      IoTimer timer;
+      const uint64_t start = now_ns();
+      Outcome outcome = once(timer);
+      const uint64_t total = now_ns() - start;
+      const uint64_t io = std::min(timer.ns(), total);
+      samples.push_back(Json::object(
+          {{"rep", rep}, {"warmup", warmup}, {"total_ns", total}, {"cpu_ns", total - io}, {"io_ns", io}}));
+      if (!first) {
+        first = std::move(outcome);
+      } else if (!(*first == outcome)) {
+        throw Failure(Kind::checksum_mismatch, "repetition " + std::to_string(rep) + " (warm-up: " +
+                                                   (warmup ? "true" : "false") +
+                                                   ") read something else than the first");
+      }
+    }
+    return std::pair{Json(std::move(samples)), std::move(*first)};
+  }
+
+  // The eviction a read reports.
+  std::string_view eviction() const { return cold_ ? kEviction : "none"; }
+
+ private:
+  uint64_t warmups_, repetitions_;
+  bool cold_;
+};
+
+// Which objects of a file a read visits.
+struct Selection {
+  enum class Kind { all, range, ids } kind = Kind::all;
+  uint64_t start = 0, n = 0;
+  const std::vector<uint64_t>* ids = nullptr;
+};
+
+// What a read saw.
+struct ReadOutcome {
+  SetChecksum checksum;
+  uint64_t pages_read = 0;
+  std::string writer;
+  bool operator==(const ReadOutcome&) const = default;
+};
+
+[[noreturn]] void out_of_range(const std::string& base, const std::string& what, uint64_t count);
+// A DecodeError placed: file, page, object and offset.
+[[noreturn]] void located(const PageReader& reader, uint64_t n, const DecodeError& e);
+
+// Opens the paged file at `base`, checks its index, and folds the set checksum of the
+// selected objects at the mode's depth, reading each page only when the page changes.
+template <class M, class Meth>
+ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& base,
+                         const Selection& selection, std::optional<uint32_t> page_size,
+                         IoTimer& timer) {
+  Expect expect{model_name<M>(), std::nullopt, page_size};
+  if (Meth::writes) expect.method = Meth::id;
+  PageReader reader(base, expect, timer);
+  const uint64_t count = reader.count();
+  ReadOutcome out;
+  uint64_t current = 0;
+  auto visit = [&](uint64_t n) {
+    current = n;
+    Hasher h;
+    method.template fold<M>(reader.object(n), mode, h);
+    out.checksum.add(h.finish());
+  };
+  try {
+    switch (selection.kind) {
+      case Selection::Kind::all:
+        for (uint64_t n = 0; n < count; ++n) visit(n);
+        break;
+      case Selection::Kind::range:
+        if (selection.start > count || selection.n > count - selection.start) {
+          out_of_range(base, "objects " + std::to_string(selection.start) + ".." +
+                                 std::to_string(selection.start) + "+" + std::to_string(selection.n),
+                       count);
+        }
+        for (uint64_t n = selection.start; n < selection.start + selection.n; ++n) visit(n);
+        break;
+      case Selection::Kind::ids:
+        for (uint64_t id : *selection.ids) {
+          if (id >= count) out_of_range(base, "object " + std::to_string(id), count);
+        }
+        for (uint64_t id : *selection.ids) visit(id);
+        break;
+    }
+  } catch (const DecodeError& e) {
+    located(reader, current, e);
+  }
+  out.pages_read = reader.pages_read();
+  out.writer = reader.header().writer;
+  return out;
+}
+
+// Writes `objects` as the paged file `base`.
+template <class M, class Meth>
+WriteCounters write_file(Meth& method, const std::vector<M>& objects, const std::string& base,
+                         uint32_t page_size, IoTimer& timer) {
+  PageWriter writer(base, page_size, timer);
+  for (const M& object : objects) {
+    writer.push(Meth::alignment, [&](Bytes& out) { method.template encode<M>(object, out); });
+  }
+  return writer.finish(model_name<M>(), Meth::id, kWriter);
+}
+
+}  // namespace serbench

@@ -1,0 +1,50 @@
+#include "test_support.h"
+
+#include <rapidjson/document.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace serbench::test {
+
+std::string vectors_file(std::string_view model) {
+  return std::string(SERBENCH_VECTORS_DIR) + "/" + std::string(model) + ".jsonl";
+}
+
+Expected expected(std::string_view model) {
+  rapidjson::Document doc;
+  const std::string text = read_file(std::string(SERBENCH_VECTORS_DIR) + "/" + std::string(model) + ".expected.json");
+  doc.Parse(text.c_str());
+  auto hex = [](const rapidjson::Value& v) { return std::stoull(v.GetString(), nullptr, 16); };
+  Expected out;
+  for (const auto& object : doc["objects"].GetArray()) out.hashes.push_back(hex(object["hash"]));
+  out.set.count = doc["set_checksum"]["count"].GetUint64();
+  out.set.sum = hex(doc["set_checksum"]["sum"]);
+  return out;
+}
+
+Scratch::Scratch() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "serbench-cpp-test-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+}
+
+Scratch::~Scratch() { std::filesystem::remove_all(dir_); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
+
+}  // namespace serbench::test

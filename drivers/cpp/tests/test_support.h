@@ -1,0 +1,45 @@
+#pragma once
+// Shared by the tests: the golden vectors, scratch directories, expected checksums.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/checksum.h"
+#include "model/jsonl.h"
+#include "model/model_id.h"
+
+namespace serbench::test {
+
+// `vectors/<model>.jsonl` in the source tree.
+std::string vectors_file(std::string_view model);
+
+// What `vectors/<model>.expected.json` says: per-object hashes and the set checksum.
+struct Expected {
+  std::vector<uint64_t> hashes;
+  SetChecksum set;
+};
+Expected expected(std::string_view model);
+
+template <class M>
+std::vector<M> golden() {
+  return load_json_lines<M>(vectors_file(model_name<M>()));
+}
+
+// A fresh directory, removed with everything in it at the end of the test.
+class Scratch {
+ public:
+  Scratch();
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+};
+
+std::string read_file(const std::string& path);
+void write_bytes(const std::string& path, const std::string& bytes);
+
+}  // namespace serbench::test
