@@ -35,8 +35,9 @@ Json roundtrip(const Request& req, const ReadMode& mode) {
         same = same && total_equal(method.template decode<M>(bytes), object);
       }
     } catch (const DecodeError& e) {
-      throw Failure(Kind::checksum_mismatch,
-                    "line " + std::to_string(line) + ": reading back its own encoding failed: " + e.text());
+      throw Failure(
+          Kind::checksum_mismatch,
+          "line " + std::to_string(line) + ": reading back its own encoding failed: " + e.text());
     }
     if (!same && mismatches++ == 0) first_mismatch = line;
     checksum.add(h.finish());
@@ -54,7 +55,9 @@ Json encode(const Request& req) {
   Meth method;
   IoTimer timer;
   const WriteCounters c = write_file(method, objects, req.params.path("output"), page_size, timer);
-  return Json::object({{"counters", Json::object({{"objects", c.objects}, {"bytes", c.bytes}, {"pages", c.pages}})}});
+  return Json::object(
+      {{"counters",
+        Json::object({{"objects", c.objects}, {"bytes", c.bytes}, {"pages", c.pages}})}});
 }
 
 // Every object of any writer's file, and who wrote it.
@@ -62,8 +65,9 @@ template <class Meth, class M>
 Json scan(const Request& req, const ReadMode& mode) {
   Meth method;
   IoTimer timer;
-  const ReadOutcome outcome =
-      read_objects<M>(method, mode, req.params.path("input"), Selection{}, req.params.page_size(), timer);
+  Bytes page;
+  const ReadOutcome outcome = read_objects<M>(method, mode, req.params.path("input"), Selection{},
+                                              req.params.page_size(), timer, page);
   return Json::object({{"checksum", checksum_json(outcome.checksum)}, {"writer", outcome.writer}});
 }
 

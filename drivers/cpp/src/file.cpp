@@ -59,8 +59,7 @@ void File::read_exact(void* buf, std::size_t n, uint64_t offset) {
       fail(errno);
     }
     if (got == 0) {
-      throw corrupt(path_ + ": ends before byte " + std::to_string(offset + n) +
-                    ": truncated");
+      throw corrupt(path_ + ": ends before byte " + std::to_string(offset + n) + ": truncated");
     }
     p += got;
     n -= std::size_t(got);

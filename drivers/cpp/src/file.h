@@ -27,7 +27,8 @@ class File {
   const std::string& path() const { return path_; }
 
  private:
-  File(int fd, std::string path, IoTimer& timer) : fd_(fd), path_(std::move(path)), timer_(&timer) {}
+  File(int fd, std::string path, IoTimer& timer)
+      : fd_(fd), path_(std::move(path)), timer_(&timer) {}
   [[noreturn]] void fail(int error) const;
 
   int fd_;

@@ -22,8 +22,7 @@ class Json {
   Json() : value_(nullptr) {}
   Json(std::nullptr_t) : value_(nullptr) {}
   Json(bool b) : value_(b) {}
-  template <std::integral I>
-    requires(!std::same_as<I, bool>)
+  template <std::integral I>  // bool takes the exact overload above
   Json(I i) {
     if constexpr (std::is_signed_v<I>) {
       value_ = int64_t(i);

@@ -87,7 +87,8 @@ Cell reading(const Request& req) {
 Cell writing(const Request& req) {
   Cell cell = resolve(req);
   if (!cell.method->writes) {
-    throw unsupported(std::string(cell.method->id) + " reads other methods' files; it encodes nothing");
+    throw unsupported(std::string(cell.method->id) +
+                      " reads other methods' files; it encodes nothing");
   }
   return cell;
 }
@@ -96,7 +97,8 @@ Json load(const Request& req) {
   return with_model(model_of(req), [&](auto t) {
     using M = typename decltype(t)::type;
     SetChecksum checksum;
-    for (const M& object : load_json_lines<M>(req.params.path("input"))) checksum.add(object_hash(object));
+    for (const M& object : load_json_lines<M>(req.params.path("input")))
+      checksum.add(object_hash(object));
     return Json::object({{"checksum", checksum_json(checksum)}});
   });
 }
@@ -132,7 +134,8 @@ Json answer(const Request& req) {
     return cell.ops().scan(req, cell.mode);
   }
   if (op == "run") return run(req);
-  throw bad_request("unknown op '" + op + "'; known ops: info, load, roundtrip, encode, scan, run, shutdown");
+  throw bad_request("unknown op '" + op +
+                    "'; known ops: info, load, roundtrip, encode, scan, run, shutdown");
 }
 
 }  // namespace serbench

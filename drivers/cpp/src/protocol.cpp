@@ -12,13 +12,14 @@ namespace serbench {
 namespace {
 
 constexpr std::array<std::string_view, 8> kKindIds{
-    "unsupported", "bad_request", "not_found",         "wrong_file",
+    "unsupported",   "bad_request",  "not_found",         "wrong_file",
     "corrupt_input", "out_of_range", "checksum_mismatch", "internal"};
 
 constexpr std::array<std::string_view, 4> kDepthIds{"", "materialize", "access", "key"};
 
 // Iterative parsing: a hostile line cannot exhaust the stack; strings must be UTF-8.
-constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag |
+constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag |
+                                 rapidjson::kParseFullPrecisionFlag |
                                  rapidjson::kParseValidateEncodingFlag;
 
 std::string to_json_text(const rapidjson::Value& v) {
@@ -32,9 +33,9 @@ rapidjson::Document parse_json(std::string_view text, std::string_view what) {
   rapidjson::Document doc;
   doc.Parse<kParseFlags>(text.data(), text.size());
   if (doc.HasParseError()) {
-    throw bad_request(std::string(what) + " is not JSON: " +
-                      rapidjson::GetParseError_En(doc.GetParseError()) + " (offset " +
-                      std::to_string(doc.GetErrorOffset()) + ")");
+    throw bad_request(std::string(what) +
+                      " is not JSON: " + rapidjson::GetParseError_En(doc.GetParseError()) +
+                      " (offset " + std::to_string(doc.GetErrorOffset()) + ")");
   }
   return doc;
 }
@@ -150,8 +151,9 @@ std::string ok_response(const std::string& id_json, const Json& result) {
 
 std::string failure_response(const std::string& id_json, const Failure& failure) {
   if (failure.kind() == Kind::unsupported) {
-    return Json::object(
-               {{"id", Json::raw(id_json)}, {"status", "unsupported"}, {"message", failure.message()}})
+    return Json::object({{"id", Json::raw(id_json)},
+                         {"status", "unsupported"},
+                         {"message", failure.message()}})
         .dump();
   }
   return Json::object({{"id", Json::raw(id_json)},

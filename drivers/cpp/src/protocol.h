@@ -39,15 +39,9 @@ class Failure : public std::exception {
   std::string message_;
 };
 
-inline Failure bad_request(std::string message) {
-  return {Kind::bad_request, std::move(message)};
-}
-inline Failure unsupported(std::string message) {
-  return {Kind::unsupported, std::move(message)};
-}
-inline Failure corrupt(std::string message) {
-  return {Kind::corrupt_input, std::move(message)};
-}
+inline Failure bad_request(std::string message) { return {Kind::bad_request, std::move(message)}; }
+inline Failure unsupported(std::string message) { return {Kind::unsupported, std::move(message)}; }
+inline Failure corrupt(std::string message) { return {Kind::corrupt_input, std::move(message)}; }
 
 // How deep a read goes; `none` is the protocol's "" (writes and the raw floor).
 enum class Depth { none, materialize, access, key };

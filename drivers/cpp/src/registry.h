@@ -13,6 +13,7 @@
 
 namespace serbench {
 
+// clang-format off
 using Methods = TypeList<
     Handcoded,
     InPlaceMethod,
@@ -22,5 +23,6 @@ using Tasks = TypeList<
     Write,
     ReadSeq,
     ReadRand>;
+// clang-format on
 
 }  // namespace serbench

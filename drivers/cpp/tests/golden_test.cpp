@@ -13,15 +13,16 @@ namespace {
 template <class Meth, class F>
 void for_each_mode(F&& f) {
   for (Depth depth : Meth::depths) {
-    for (std::size_t variant = 0; variant <= Meth::variants.size(); ++variant) f(ReadMode{depth, variant});
+    for (std::size_t variant = 0; variant <= Meth::variants.size(); ++variant)
+      f(ReadMode{depth, variant});
   }
 }
 
 template <class Meth>
 std::string describe(std::string_view model, const ReadMode& mode) {
   std::string variant = mode.variant ? std::string(Meth::variants[mode.variant - 1]) : "";
-  return std::string(Meth::id) + " " + std::string(model) + " depth " + std::string(depth_id(mode.depth)) +
-         (variant.empty() ? "" : " variant " + variant);
+  return std::string(Meth::id) + " " + std::string(model) + " depth " +
+         std::string(depth_id(mode.depth)) + (variant.empty() ? "" : " variant " + variant);
 }
 
 // Calls f.template operator()<Meth, M>() for every writing method and every model.
@@ -66,7 +67,8 @@ TEST(Golden, EveryMethodEveryDepthInMemory) {
       for_each_mode<Meth>([&](const ReadMode& mode) {
         Hasher h;
         method.template fold<M>(bytes, mode, h);
-        EXPECT_EQ(h.finish(), want.hashes[i]) << describe<Meth>(model_name<M>(), mode) << " line " << i + 1;
+        EXPECT_EQ(h.finish(), want.hashes[i])
+            << describe<Meth>(model_name<M>(), mode) << " line " << i + 1;
       });
       EXPECT_TRUE(total_equal(method.template decode<M>(bytes), objects[i]))
           << Meth::id << " " << model_name<M>() << " line " << i + 1;
@@ -84,15 +86,19 @@ TEST(Golden, EveryMethodEveryDepthThroughPagedFiles) {
       const std::string base = dir.path("golden");
       Meth method;
       IoTimer timer;
+      Bytes page;
       const WriteCounters written = write_file(method, objects, base, page_size, timer);
       EXPECT_EQ(written.objects, objects.size());
       for_each_mode<Meth>([&](const ReadMode& mode) {
-        const ReadOutcome read = read_objects<M>(method, mode, base, Selection{}, page_size, timer);
-        EXPECT_EQ(read.checksum, want.set) << describe<Meth>(model_name<M>(), mode) << " pages of " << page_size;
+        const ReadOutcome read =
+            read_objects<M>(method, mode, base, Selection{}, page_size, timer, page);
+        EXPECT_EQ(read.checksum, want.set)
+            << describe<Meth>(model_name<M>(), mode) << " pages of " << page_size;
         EXPECT_EQ(read.writer, "cpp");
       });
       Raw raw;
-      const ReadOutcome bytes = read_objects<M>(raw, ReadMode{}, base, Selection{}, page_size, timer);
+      const ReadOutcome bytes =
+          read_objects<M>(raw, ReadMode{}, base, Selection{}, page_size, timer, page);
       EXPECT_EQ(bytes.checksum.count, objects.size());
     }
   });

@@ -1,11 +1,12 @@
 // The shared hand-coded layout: exact bytes, and a decoder that turns every kind of damage
 // into a DecodeError (corrupt_input), never a crash.
 
+#include "methods/handcoded.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "methods/handcoded.h"
 #include "model/models.h"
 #include "test_support.h"
 
@@ -125,8 +126,10 @@ TEST(Handcoded, NestingIsBounded) {
     last = last->quoted_status.get();
   }
   const std::string bytes = encoded(root);
-  EXPECT_NE(read_error<Tweet>(bytes, Depth::access).find("nested deeper than 64 levels"), std::string::npos);
-  EXPECT_NE(read_error<Tweet>(bytes, Depth::materialize).find("nested deeper than 64 levels"), std::string::npos);
+  EXPECT_NE(read_error<Tweet>(bytes, Depth::access).find("nested deeper than 64 levels"),
+            std::string::npos);
+  EXPECT_NE(read_error<Tweet>(bytes, Depth::materialize).find("nested deeper than 64 levels"),
+            std::string::npos);
 }
 
 TEST(Handcoded, RandomDamageNeverCrashes) {

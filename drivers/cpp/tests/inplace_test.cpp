@@ -2,11 +2,12 @@
 // every damaged offset, length, flag or string into a DecodeError before anything is
 // accessed, never a crash (run under -fsanitize=address,undefined to see it).
 
+#include "methods/inplace.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 
-#include "methods/inplace.h"
 #include "registry.h"
 #include "test_support.h"
 
@@ -45,7 +46,9 @@ class Object {
   std::span<const uint8_t> span(std::size_t n) const { return {data(), n}; }
   std::span<const uint8_t> span() const { return span(size_); }
   // The position of a part of the object, found through a trusted view.
-  std::size_t pos(const void* part) const { return std::size_t(static_cast<const uint8_t*>(part) - data()); }
+  std::size_t pos(const void* part) const {
+    return std::size_t(static_cast<const uint8_t*>(part) - data());
+  }
   template <class T>
   void put(std::size_t at, T v) {
     std::memcpy(data() + at, &v, sizeof v);
@@ -103,7 +106,8 @@ TEST(InPlace, ValidateRejectsStringsOutsideTheObject) {
 
   Object beyond = part.copy();
   beyond.put<int32_t>(name, 1 << 20);
-  EXPECT_TRUE(mentions(validate_error<Part>(beyond.span()), "byte " + std::to_string(name) + ": string at offset"));
+  EXPECT_TRUE(mentions(validate_error<Part>(beyond.span()),
+                       "byte " + std::to_string(name) + ": string at offset"));
   EXPECT_TRUE(mentions(validate_error<Part>(beyond.span()), "lies outside the object's"));
 
   Object backwards = part.copy();
@@ -137,7 +141,8 @@ TEST(InPlace, ValidateRejectsBadFlagsEnumsAndUtf8) {
   const auto& root = trusted<Tweet>(tweet);
   Object bad_presence = tweet.copy();
   bad_presence.put<uint8_t>(tweet.pos(&root.in_reply_to_status_id.present), 2);
-  EXPECT_TRUE(mentions(validate_error<Tweet>(bad_presence.span()), "optional presence byte 2 is not 0 or 1"));
+  EXPECT_TRUE(mentions(validate_error<Tweet>(bad_presence.span()),
+                       "optional presence byte 2 is not 0 or 1"));
 
   Object bad_utf8 = tweet.copy();
   const std::string_view text = root.text;
@@ -165,7 +170,8 @@ TEST(InPlace, ValidateSurvivesDamageAtEveryByte) {
       const Object original = Object::of(value);
       for (std::size_t at = 0; at < original.size(); ++at) {
         const uint8_t b = original.data()[at];
-        for (uint8_t damaged : {uint8_t(0), uint8_t(0xFF), uint8_t(0x80), uint8_t(b ^ 1), uint8_t(b + 8)}) {
+        for (uint8_t damaged :
+             {uint8_t(0), uint8_t(0xFF), uint8_t(0x80), uint8_t(b ^ 1), uint8_t(b + 8)}) {
           Object o = original.copy();
           o.data()[at] = damaged;
           validate_error<M>(o.span());

@@ -43,15 +43,17 @@ TEST(Jsonl, ErrorsNameTheLineAndTheField) {
             "F:2: name: expected str, got integer");
   EXPECT_EQ(load_error<Part>(with(kPart, R"("size":2)", R"("size":2147483648)")),
             "F:1: size: 2147483648 out of range for i32");
-  EXPECT_EQ(load_error<Part>(with(kPart, R"("size":2)", R"("size":2.5)")), "F:1: size: expected i32, got number");
+  EXPECT_EQ(load_error<Part>(with(kPart, R"("size":2)", R"("size":2.5)")),
+            "F:1: size: expected i32, got number");
   EXPECT_EQ(load_error<Part>(with(kPart, R"("size":2,)", R"("colour":"red","size":2,)")),
             "F:1: colour: unknown field of Part");
   EXPECT_EQ(load_error<Part>(with(kPart, R"("size":2,)", "")), "F:1: size: missing required field");
   EXPECT_EQ(load_error<Part>("\n\n{\"partkey\":"), "F:3: invalid JSON: Invalid value. (column 12)");
   EXPECT_EQ(load_error<Part>(with(kPart, R"("name":"n")", R"("name":"\udc00")")),
             "F:1: name: string is not valid UTF-8");
-  EXPECT_EQ(load_error<Org>(R"({"name":"n","category":"c","country":"x","type":"QUX","attributes":[]})"),
-            R"(F:1: type: expected one of FOO/BAR/BAZ, got "QUX")");
+  EXPECT_EQ(
+      load_error<Org>(R"({"name":"n","category":"c","country":"x","type":"QUX","attributes":[]})"),
+      R"(F:1: type: expected one of FOO/BAR/BAZ, got "QUX")");
 }
 
 TEST(Jsonl, NestedPathsUseDotsAndIndices) {
@@ -59,7 +61,8 @@ TEST(Jsonl, NestedPathsUseDotsAndIndices) {
       R"({"custkey":1,"name":"","address":"","nationkey":0,"phone":"","acctbal":0,"mktsegment":"","comment":"",)"
       R"("orders":[{"orderkey":1,"custkey":1,"orderstatus":"","totalprice":0,"orderdate":"","orderpriority":"",)"
       R"("clerk":"","shippriority":0,"comment":"","lineitems":[{"orderkey":1,"part":{"partkey":1}}]}]})";
-  EXPECT_EQ(load_error<Customer>(customer), "F:1: orders[0].lineitems[0].part.name: missing required field");
+  EXPECT_EQ(load_error<Customer>(customer),
+            "F:1: orders[0].lineitems[0].part.name: missing required field");
 }
 
 TEST(Jsonl, OptionalsMayBeAbsentOrNullAndBlankLinesAreSkipped) {
@@ -94,8 +97,9 @@ TEST(Jsonl, DoublesAreCorrectlyRounded) {
     if (!std::isfinite(v)) continue;
     for (int precision : {0, 17}) {
       char text[64];
-      auto end = precision ? std::to_chars(text, text + 63, v, std::chars_format::general, precision).ptr
-                           : std::to_chars(text, text + 63, v).ptr;
+      auto end = precision
+                     ? std::to_chars(text, text + 63, v, std::chars_format::general, precision).ptr
+                     : std::to_chars(text, text + 63, v).ptr;
       *end = '\0';
       const double parsed = json_in::read_f64(pool.parse(text));
       ASSERT_EQ(std::memcmp(&parsed, &v, 8), 0) << text;

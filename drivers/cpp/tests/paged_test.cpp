@@ -8,7 +8,9 @@
 
 namespace serbench {
 
-void PrintTo(const Entry& e, std::ostream* os) { *os << "(" << e.page << ", " << e.offset << ", " << e.length << ")"; }
+void PrintTo(const Entry& e, std::ostream* os) {
+  *os << "(" << e.page << ", " << e.offset << ", " << e.length << ")";
+}
 
 namespace test {
 namespace {
@@ -22,7 +24,8 @@ Arrays ints(std::size_t k) {
 
 std::vector<Entry> entries_of(const std::string& base) {
   IoTimer timer;
-  PageReader reader(base, Expect{"arrays", std::nullopt, std::nullopt}, timer);
+  Bytes page;
+  PageReader reader(base, Expect{"arrays", std::nullopt, std::nullopt}, timer, page);
   std::vector<Entry> out;
   for (uint64_t n = 0; n < reader.count(); ++n) out.push_back(reader.entry(n));
   return out;
@@ -39,8 +42,9 @@ template <class M, class Meth = Handcoded>
 ReadOutcome read_all(const std::string& base, std::optional<uint32_t> page_size = std::nullopt) {
   Meth method;
   IoTimer timer;
+  Bytes page;
   const ReadMode mode{Meth::depths.empty() ? Depth::none : Meth::depths[0], 0};
-  return read_objects<M>(method, mode, base, Selection{}, page_size, timer);
+  return read_objects<M>(method, mode, base, Selection{}, page_size, timer, page);
 }
 
 SetChecksum checksum_of(const std::vector<Arrays>& objects) {
@@ -91,7 +95,8 @@ TEST(Paged, InPlaceObjectsAreEightAlignedWithinPagesOfAnySize) {
   for (int i = 0; i < 20; ++i) many.push_back(objects[std::size_t(i) % objects.size()]);
   write<Org, InPlaceMethod>(many, dir.path("f"), 100);
   IoTimer timer;
-  PageReader reader(dir.path("f"), Expect{"org", "inplace", 100}, timer);
+  Bytes page;
+  PageReader reader(dir.path("f"), Expect{"org", "inplace", 100}, timer, page);
   for (uint64_t n = 0; n < reader.count(); ++n) EXPECT_EQ(reader.entry(n).offset % 8, 0u) << n;
   SetChecksum want;
   for (const auto& o : many) want.add(object_hash(o));
@@ -109,13 +114,16 @@ class Damaged : public ::testing::Test {
     index_ = read_file(index_path(base_));
   }
   // The failure of a handcoded read of `base` as model/method, after writing the files.
-  Failure failure(const std::string& data, const std::string& index, std::string_view model = "part",
-                  std::optional<std::string_view> method = "handcoded", std::optional<uint32_t> page_size = std::nullopt) {
+  Failure failure(const std::string& data, const std::string& index,
+                  std::string_view model = "part",
+                  std::optional<std::string_view> method = "handcoded",
+                  std::optional<uint32_t> page_size = std::nullopt) {
     write_bytes(data_path(base_), data);
     write_bytes(index_path(base_), index);
     try {
       IoTimer timer;
-      PageReader reader(base_, Expect{model, method, page_size}, timer);
+      Bytes page;
+      PageReader reader(base_, Expect{model, method, page_size}, timer, page);
     } catch (const Failure& f) {
       return f;
     }
@@ -141,9 +149,12 @@ void expect_failure(const Failure& f, Kind kind, const std::string& part) {
 }
 
 TEST_F(Damaged, TruncatedFiles) {
-  expect_failure(failure(data_.substr(0, data_.size() - 1), index_), Kind::corrupt_input, "the data file has");
-  expect_failure(failure(data_, index_.substr(0, index_.size() - 1)), Kind::corrupt_input, "truncated or damaged");
-  expect_failure(failure(data_, index_.substr(0, 100)), Kind::corrupt_input, "the header alone is 128");
+  expect_failure(failure(data_.substr(0, data_.size() - 1), index_), Kind::corrupt_input,
+                 "the data file has");
+  expect_failure(failure(data_, index_.substr(0, index_.size() - 1)), Kind::corrupt_input,
+                 "truncated or damaged");
+  expect_failure(failure(data_, index_.substr(0, 100)), Kind::corrupt_input,
+                 "the header alone is 128");
 }
 
 TEST_F(Damaged, BadMagicAndVersion) {
@@ -162,32 +173,41 @@ TEST_F(Damaged, DamagedEntries) {
 
   // a consistent hash over entries that overlap
   std::string overlap = index_;
-  overlap.replace(kHeaderBytes + kEntryBytes, kEntryBytes, index_.substr(kHeaderBytes, kEntryBytes));
-  expect_failure(failure(data_, with_entries_hash(overlap)), Kind::corrupt_input, "entry 1 (page 0, offset 0");
+  overlap.replace(kHeaderBytes + kEntryBytes, kEntryBytes,
+                  index_.substr(kHeaderBytes, kEntryBytes));
+  expect_failure(failure(data_, with_entries_hash(overlap)), Kind::corrupt_input,
+                 "entry 1 (page 0, offset 0");
 
   std::string zero = index_;
   zero.replace(kHeaderBytes + 12, 4, std::string(4, '\0'));
-  expect_failure(failure(data_, with_entries_hash(zero)), Kind::corrupt_input, "entry 0 (page 0, offset 0, length 0): length 0");
+  expect_failure(failure(data_, with_entries_hash(zero)), Kind::corrupt_input,
+                 "entry 0 (page 0, offset 0, length 0): length 0");
 }
 
 TEST_F(Damaged, WrongModelMethodOrPageSize) {
-  expect_failure(failure(data_, index_, "trade"), Kind::wrong_file, "holds model 'part', not 'trade'");
-  expect_failure(failure(data_, index_, "part", "inplace"), Kind::wrong_file, "written by method 'handcoded', not 'inplace'");
-  expect_failure(failure(data_, index_, "part", "handcoded", 512), Kind::wrong_file, "page size 256, the request says 512");
-  EXPECT_EQ(failure(data_, index_, "part", std::nullopt).message(), "no failure");  // raw reads any method
+  expect_failure(failure(data_, index_, "trade"), Kind::wrong_file,
+                 "holds model 'part', not 'trade'");
+  expect_failure(failure(data_, index_, "part", "inplace"), Kind::wrong_file,
+                 "written by method 'handcoded', not 'inplace'");
+  expect_failure(failure(data_, index_, "part", "handcoded", 512), Kind::wrong_file,
+                 "page size 256, the request says 512");
+  EXPECT_EQ(failure(data_, index_, "part", std::nullopt).message(),
+            "no failure");  // raw reads any method
 }
 
 TEST_F(Damaged, MissingFilesAndRanges) {
   IoTimer timer;
+  Bytes page;
   try {
-    PageReader reader(dir_.path("absent"), Expect{"part", "handcoded", std::nullopt}, timer);
+    PageReader reader(dir_.path("absent"), Expect{"part", "handcoded", std::nullopt}, timer, page);
     ADD_FAILURE() << "opened a missing file";
   } catch (const Failure& f) {
     expect_failure(f, Kind::not_found, "absent.pages");
   }
   Handcoded method;
   try {
-    read_objects<Part>(method, ReadMode{Depth::access, 0}, base_, Selection{Selection::Kind::range, 2, 3}, {}, timer);
+    read_objects<Part>(method, ReadMode{Depth::access, 0}, base_,
+                       Selection{Selection::Kind::range, 2, 3}, {}, timer, page);
     ADD_FAILURE() << "read past the end";
   } catch (const Failure& f) {
     expect_failure(f, Kind::out_of_range, "objects 2..2+3 asked");
@@ -196,18 +216,20 @@ TEST_F(Damaged, MissingFilesAndRanges) {
 
 TEST_F(Damaged, ADamagedObjectIsLocated) {
   IoTimer timer;
-  PageReader reader(base_, Expect{"part", "handcoded", std::nullopt}, timer);
+  Bytes page;
+  PageReader reader(base_, Expect{"part", "handcoded", std::nullopt}, timer, page);
   const Entry e = reader.entry(2);
   std::string data = data_;
   data[e.page * 256 + e.offset + 7] = '\xff';  // the high byte of the name's length
   write_bytes(data_path(base_), data);
   Handcoded method;
   try {
-    read_objects<Part>(method, ReadMode{Depth::access, 0}, base_, Selection{}, {}, timer);
+    read_objects<Part>(method, ReadMode{Depth::access, 0}, base_, Selection{}, {}, timer, page);
     ADD_FAILURE() << "read a damaged object";
   } catch (const Failure& f) {
     expect_failure(f, Kind::corrupt_input,
-                   ": page " + std::to_string(e.page) + ", object 2 at offset " + std::to_string(e.offset) + ": byte 4:");
+                   ": page " + std::to_string(e.page) + ", object 2 at offset " +
+                       std::to_string(e.offset) + ": byte 4:");
   }
 }
 

@@ -16,7 +16,8 @@ std::string vectors_file(std::string_view model) {
 
 Expected expected(std::string_view model) {
   rapidjson::Document doc;
-  const std::string text = read_file(std::string(SERBENCH_VECTORS_DIR) + "/" + std::string(model) + ".expected.json");
+  const std::string text =
+      read_file(std::string(SERBENCH_VECTORS_DIR) + "/" + std::string(model) + ".expected.json");
   doc.Parse(text.c_str());
   auto hex = [](const rapidjson::Value& v) { return std::stoull(v.GetString(), nullptr, 16); };
   Expected out;
@@ -27,7 +28,8 @@ Expected expected(std::string_view model) {
 }
 
 Scratch::Scratch() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "serbench-cpp-test-XXXXXX").string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "serbench-cpp-test-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
 }

@@ -33,7 +33,8 @@ inline constexpr int kMaxNesting = 64;
 template <class T>
 constexpr std::size_t min_size() {
   constexpr Shape shape = shape_v<T>;
-  if constexpr (shape == Shape::boolean || shape == Shape::enumeration || shape == Shape::optional) {
+  if constexpr (shape == Shape::boolean || shape == Shape::enumeration ||
+                shape == Shape::optional) {
     return 1;
   } else if constexpr (shape == Shape::integer || shape == Shape::f64) {
     return sizeof(T);
@@ -104,7 +105,8 @@ class Reader {
   // A bool or presence byte: 0 or 1.
   bool flag(const char* what) {
     uint8_t b = *take(1);
-    if (b > 1) decode_error(pos() - 1, std::string(what) + " byte " + std::to_string(b) + " is not 0 or 1");
+    if (b > 1)
+      decode_error(pos() - 1, std::string(what) + " byte " + std::to_string(b) + " is not 0 or 1");
     return b == 1;
   }
   // A u32 count of elements of at least `element_size` bytes each, which must fit.
@@ -133,7 +135,8 @@ class Reader {
   void leave() { --nesting_; }
   // Every byte must belong to the object.
   void finish() const {
-    if (left() != 0) decode_error(pos(), std::to_string(left()) + " trailing bytes after the object");
+    if (left() != 0)
+      decode_error(pos(), std::to_string(left()) + " trailing bytes after the object");
   }
 
  private:

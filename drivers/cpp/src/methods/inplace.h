@@ -56,7 +56,9 @@ struct Str : Pinned {
   static constexpr Shape shape = Shape::str;
   int32_t off;
   uint32_t len;
-  operator std::string_view() const { return {reinterpret_cast<const char*>(at_offset(this, off)), len}; }
+  operator std::string_view() const {
+    return {reinterpret_cast<const char*>(at_offset(this, off)), len};
+  }
   void set(const uint8_t* bytes, uint32_t n) {
     off = offset_to(this, bytes);
     len = n;
@@ -116,7 +118,9 @@ struct InPlace {
 
 namespace inplace {
 
-inline std::size_t round_up(std::size_t n, std::size_t align) { return (n + align - 1) / align * align; }
+inline std::size_t round_up(std::size_t n, std::size_t align) {
+  return (n + align - 1) / align * align;
+}
 
 // Counts what the build will allocate.
 class Sizer {
@@ -251,7 +255,9 @@ class Checker {
   std::size_t pos(const void* p) const { return address(p) - begin_; }
 
   // The target of a self-relative offset, computed without forming an out-of-range pointer.
-  static uintptr_t target(const void* self, int32_t off) { return address(self) + uintptr_t(intptr_t(off)); }
+  static uintptr_t target(const void* self, int32_t off) {
+    return address(self) + uintptr_t(intptr_t(off));
+  }
 
   // Claims [at, at + n) for one part: aligned, inside the object, after every part claimed
   // before it (so parts never overlap and the walk is bounded by the object's size).
@@ -261,8 +267,8 @@ class Checker {
                       " is not aligned to " + std::to_string(align));
     }
     if (at < cursor_ || at > end_ || n > end_ - at) {
-      fail(field, std::string(what) + " at offset " + std::to_string(int64_t(at - begin_)) +
-                      " (" + std::to_string(n) + " bytes) lies outside the object's " +
+      fail(field, std::string(what) + " at offset " + std::to_string(int64_t(at - begin_)) + " (" +
+                      std::to_string(n) + " bytes) lies outside the object's " +
                       std::to_string(end_ - begin_) + " bytes or overlaps an earlier part");
     }
     cursor_ = at + n;
@@ -273,7 +279,8 @@ class Checker {
     if (b > 1) fail(byte, std::string(what) + " byte " + std::to_string(b) + " is not 0 or 1");
   }
   void enter(const void* field) {
-    if (++nesting_ > kMaxNesting) fail(field, "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    if (++nesting_ > kMaxNesting)
+      fail(field, "nested deeper than " + std::to_string(kMaxNesting) + " levels");
   }
   void leave() { --nesting_; }
   [[noreturn]] void fail(const void* field, std::string message) const {
@@ -295,7 +302,8 @@ void check(Checker& c, const D& v) {
   } else if constexpr (shape == Shape::enumeration) {
     uint8_t b;
     std::memcpy(&b, &v, 1);
-    if (b >= EnumSymbols<D>::names.size()) c.fail(&v, "enum ordinal " + std::to_string(b) + " is out of range");
+    if (b >= EnumSymbols<D>::names.size())
+      c.fail(&v, "enum ordinal " + std::to_string(b) + " is out of range");
   } else if constexpr (shape == Shape::str) {
     if (v.len == 0) return;
     uintptr_t at = Checker::target(&v, v.off);
@@ -346,7 +354,8 @@ struct InPlaceMethod {
   void encode(const M& value, Bytes& out) {
     using D = Layout<M>;
     static_assert(alignof(D) <= alignment);
-    if (out.size() % alignment != 0) throw Failure(Kind::internal, "inplace: unaligned object start");
+    if (out.size() % alignment != 0)
+      throw Failure(Kind::internal, "inplace: unaligned object start");
     inplace::Sizer sizer;
     sizer.alloc(sizeof(D), alignof(D));
     inplace::measure<D>(sizer, value);
@@ -358,7 +367,8 @@ struct InPlaceMethod {
     inplace::Arena arena(out.grow_zeroed(size), size);
     auto* root = reinterpret_cast<D*>(arena.alloc(sizeof(D), alignof(D)));
     inplace::build(arena, *root, value);
-    if (arena.used() != size) throw Failure(Kind::internal, "inplace: the build and its sizing pass disagree");
+    if (arena.used() != size)
+      throw Failure(Kind::internal, "inplace: the build and its sizing pass disagree");
   }
 
   template <class M>
@@ -388,7 +398,8 @@ struct InPlaceMethod {
     using D = Layout<M>;
     if (validate) {
       inplace::Checker c(bytes);
-      c.claim(bytes.data(), inplace::Checker::address(bytes.data()), sizeof(D), alignof(D), "root record");
+      c.claim(bytes.data(), inplace::Checker::address(bytes.data()), sizeof(D), alignof(D),
+              "root record");
       inplace::check(c, *reinterpret_cast<const D*>(bytes.data()));
     }
     return *reinterpret_cast<const D*>(bytes.data());

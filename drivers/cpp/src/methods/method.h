@@ -28,6 +28,7 @@
 
 #include "bytes.h"
 #include "model/checksum.h"
+#include "model/models.h"
 #include "protocol.h"
 
 namespace serbench {
@@ -52,17 +53,24 @@ struct DecodeError {
 
 // A depth the registry does not let through to this method.
 [[noreturn]] inline void depth_error(std::string_view method, Depth depth) {
-  decode_error(0, std::string(method) + " does not read at depth '" + std::string(depth_id(depth)) + "'");
+  decode_error(
+      0, std::string(method) + " does not read at depth '" + std::string(depth_id(depth)) + "'");
 }
 
+// The interface above, checked on one model type (the members are templates).
 template <class T>
-concept Method = std::default_initializable<T> && requires {
+concept Method = std::default_initializable<T> &&
+    requires(T method, const Trade& value, Bytes& out, std::span<const uint8_t> bytes,
+             const ReadMode& mode, Hasher& h) {
   { T::id } -> std::convertible_to<std::string_view>;
   T::depths;
   T::variants;
   T::files;
   { T::writes } -> std::convertible_to<bool>;
   { T::alignment } -> std::convertible_to<std::size_t>;
+  method.template encode<Trade>(value, out);
+  { method.template decode<Trade>(bytes) } -> std::same_as<Trade>;
+  method.template fold<Trade>(bytes, mode, h);
 };
 
 }  // namespace serbench

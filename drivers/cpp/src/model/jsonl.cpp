@@ -34,8 +34,7 @@ constexpr unsigned kLineFlags = rapidjson::kParseInsituFlag | rapidjson::kParseI
 constexpr std::size_t kPoolBytes = 1 << 16;
 
 Failure io_failure(const std::string& path, int error) {
-  return {error == ENOENT ? Kind::not_found : Kind::internal,
-          path + ": " + std::strerror(error)};
+  return {error == ENOENT ? Kind::not_found : Kind::internal, path + ": " + std::strerror(error)};
 }
 
 }  // namespace

@@ -118,7 +118,8 @@ void read_field(std::size_t index, const rapidjson::Value& v, T& out, int nestin
       }
     };
     ((index == I ? one(std::get<I>(T::fields())) : void()), ...);
-  }(std::make_index_sequence<field_count<T>>{});
+  }
+  (std::make_index_sequence<field_count<T>>{});
 }
 
 template <Record T>
@@ -129,7 +130,8 @@ void read_record(const rapidjson::Value& v, T& out, int nesting) {
   for (const auto& m : v.GetObject()) {
     std::string_view key(m.name.GetString(), m.name.GetStringLength());
     std::size_t i = find_field<T>(key, guess);
-    if (i == seen.size()) throw DataError(std::string(key), "unknown field of " + std::string(T::name_of));
+    if (i == seen.size())
+      throw DataError(std::string(key), "unknown field of " + std::string(T::name_of));
     seen[i] = true;
     guess = i + 1;
     read_field(i, m.value, out, nesting);
@@ -175,7 +177,8 @@ void read(const rapidjson::Value& v, T& out, int nesting) {
     if (v.IsNull()) {
       out.reset();
     } else if constexpr (is_specialization<T, std::unique_ptr>) {
-      if (nesting >= kMaxNesting) fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
+      if (nesting >= kMaxNesting)
+        fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
       out = std::make_unique<value_t<T>>();
       read(v, *out, nesting + 1);
     } else {

@@ -85,14 +85,22 @@ constexpr std::string_view model_name() {
 template <class F>
 decltype(auto) with_model(ModelId id, F&& f) {
   switch (id) {
-    case ModelId::part: return f(std::type_identity<Part>{});
-    case ModelId::lineitem: return f(std::type_identity<LineItem>{});
-    case ModelId::customer: return f(std::type_identity<Customer>{});
-    case ModelId::tweet: return f(std::type_identity<Tweet>{});
-    case ModelId::sparse: return f(std::type_identity<SparseVector>{});
-    case ModelId::trade: return f(std::type_identity<Trade>{});
-    case ModelId::org: return f(std::type_identity<Org>{});
-    case ModelId::arrays: break;
+    case ModelId::part:
+      return f(std::type_identity<Part>{});
+    case ModelId::lineitem:
+      return f(std::type_identity<LineItem>{});
+    case ModelId::customer:
+      return f(std::type_identity<Customer>{});
+    case ModelId::tweet:
+      return f(std::type_identity<Tweet>{});
+    case ModelId::sparse:
+      return f(std::type_identity<SparseVector>{});
+    case ModelId::trade:
+      return f(std::type_identity<Trade>{});
+    case ModelId::org:
+      return f(std::type_identity<Org>{});
+    case ModelId::arrays:
+      break;
   }
   return f(std::type_identity<Arrays>{});
 }

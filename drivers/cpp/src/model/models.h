@@ -26,8 +26,8 @@ struct PartT {
   double retailprice{};
   Str<P> comment;
   static constexpr auto fields() {
-    return std::tuple{SB_FIELD(partkey), SB_FIELD(name),      SB_FIELD(mfgr),
-                      SB_FIELD(brand),   SB_FIELD(type),      SB_FIELD(size),
+    return std::tuple{SB_FIELD(partkey),   SB_FIELD(name),        SB_FIELD(mfgr),
+                      SB_FIELD(brand),     SB_FIELD(type),        SB_FIELD(size),
                       SB_FIELD(container), SB_FIELD(retailprice), SB_FIELD(comment)};
   }
 };
@@ -57,15 +57,13 @@ struct LineItemT {
   SupplierT<P> supplier;
   int32_t linenumber{};
   double quantity{}, extendedprice{}, discount{}, tax{};
-  Str<P> returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
-      comment;
+  Str<P> returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode, comment;
   static constexpr auto fields() {
-    return std::tuple{SB_FIELD(orderkey),    SB_FIELD(part),         SB_FIELD(supplier),
-                      SB_FIELD(linenumber),  SB_FIELD(quantity),     SB_FIELD(extendedprice),
-                      SB_FIELD(discount),    SB_FIELD(tax),          SB_FIELD(returnflag),
-                      SB_FIELD(linestatus),  SB_FIELD(shipdate),     SB_FIELD(commitdate),
-                      SB_FIELD(receiptdate), SB_FIELD(shipinstruct), SB_FIELD(shipmode),
-                      SB_FIELD(comment)};
+    return std::tuple{
+        SB_FIELD(orderkey),    SB_FIELD(part),          SB_FIELD(supplier), SB_FIELD(linenumber),
+        SB_FIELD(quantity),    SB_FIELD(extendedprice), SB_FIELD(discount), SB_FIELD(tax),
+        SB_FIELD(returnflag),  SB_FIELD(linestatus),    SB_FIELD(shipdate), SB_FIELD(commitdate),
+        SB_FIELD(receiptdate), SB_FIELD(shipinstruct),  SB_FIELD(shipmode), SB_FIELD(comment)};
   }
 };
 
@@ -81,9 +79,9 @@ struct OrderT {
   Str<P> comment;
   Vec<P, LineItemT<P>> lineitems;
   static constexpr auto fields() {
-    return std::tuple{SB_FIELD(orderkey),      SB_FIELD(custkey),    SB_FIELD(orderstatus),
-                      SB_FIELD(totalprice),    SB_FIELD(orderdate),  SB_FIELD(orderpriority),
-                      SB_FIELD(clerk),         SB_FIELD(shippriority), SB_FIELD(comment),
+    return std::tuple{SB_FIELD(orderkey),   SB_FIELD(custkey),      SB_FIELD(orderstatus),
+                      SB_FIELD(totalprice), SB_FIELD(orderdate),    SB_FIELD(orderpriority),
+                      SB_FIELD(clerk),      SB_FIELD(shippriority), SB_FIELD(comment),
                       SB_FIELD(lineitems)};
   }
 };
@@ -175,11 +173,11 @@ struct MediaT {
   Opt<P, int64_t> source_status_id;
   Opt<P, Str<P>> source_status_id_str;
   static constexpr auto fields() {
-    return std::tuple{SB_FIELD(id),           SB_FIELD(id_str),          SB_FIELD(indices),
-                      SB_FIELD(media_url),    SB_FIELD(media_url_https), SB_FIELD(url),
-                      SB_FIELD(display_url),  SB_FIELD(expanded_url),    SB_FIELD(type),
-                      SB_FIELD(sizes),        SB_FIELD(source_status_id),
-                      SB_FIELD(source_status_id_str)};
+    return std::tuple{
+        SB_FIELD(id),          SB_FIELD(id_str),           SB_FIELD(indices),
+        SB_FIELD(media_url),   SB_FIELD(media_url_https),  SB_FIELD(url),
+        SB_FIELD(display_url), SB_FIELD(expanded_url),     SB_FIELD(type),
+        SB_FIELD(sizes),       SB_FIELD(source_status_id), SB_FIELD(source_status_id_str)};
   }
 };
 
@@ -221,9 +219,9 @@ struct PlaceT {
   Str<P> id, url, place_type, name, full_name, country_code, country;
   Opt<P, BoundingBoxT<P>> bounding_box;
   static constexpr auto fields() {
-    return std::tuple{SB_FIELD(id),        SB_FIELD(url),          SB_FIELD(place_type),
-                      SB_FIELD(name),      SB_FIELD(full_name),    SB_FIELD(country_code),
-                      SB_FIELD(country),   SB_FIELD(bounding_box)};
+    return std::tuple{SB_FIELD(id),      SB_FIELD(url),         SB_FIELD(place_type),
+                      SB_FIELD(name),    SB_FIELD(full_name),   SB_FIELD(country_code),
+                      SB_FIELD(country), SB_FIELD(bounding_box)};
   }
 };
 
@@ -244,8 +242,7 @@ struct UserT {
   Str<P> id_str, name, screen_name;
   Opt<P, Str<P>> location, url, description;
   bool protected_{}, verified{};
-  int32_t followers_count{}, friends_count{}, listed_count{}, favourites_count{},
-      statuses_count{};
+  int32_t followers_count{}, friends_count{}, listed_count{}, favourites_count{}, statuses_count{};
   Str<P> created_at;
   Opt<P, int32_t> utc_offset;
   Opt<P, Str<P>> time_zone;

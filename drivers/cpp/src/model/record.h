@@ -30,7 +30,9 @@ constexpr Field<S, T> field(std::string_view name, T S::*member) {
 
 // A record declares `static constexpr auto fields()` returning a tuple of Field.
 template <class T>
-concept Record = requires { T::fields(); };
+concept Record = requires {
+  T::fields();
+};
 
 template <Record T>
 inline constexpr std::size_t field_count = std::tuple_size_v<decltype(T::fields())>;
@@ -47,7 +49,8 @@ constexpr void for_each_field_pair(F&& f) {
   static_assert(field_count<A> == field_count<B>);
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (f(std::get<I>(A::fields()), std::get<I>(B::fields())), ...);
-  }(std::make_index_sequence<field_count<A>>{});
+  }
+  (std::make_index_sequence<field_count<A>>{});
 }
 
 // Native storage: what the harness's objects are in memory.

@@ -93,12 +93,15 @@ std::array<uint8_t, kHeaderBytes> Header::to_bytes() const {
 Index Index::parse(const std::string& file, std::string bytes, uint64_t data_len,
                    const Expect& expect) {
   auto corrupt_file = [&](const std::string& what) { return corrupt(file + ": " + what); };
-  auto wrong = [&](const std::string& what) { return Failure(Kind::wrong_file, file + ": " + what); };
+  auto wrong = [&](const std::string& what) {
+    return Failure(Kind::wrong_file, file + ": " + what);
+  };
   if (bytes.size() < kHeaderBytes) {
     throw corrupt_file("truncated: " + std::to_string(bytes.size()) +
                        " bytes, the header alone is " + std::to_string(kHeaderBytes));
   }
-  if (std::memcmp(bytes.data(), kMagic, 8) != 0) throw corrupt_file("bad magic: not a serbench index");
+  if (std::memcmp(bytes.data(), kMagic, 8) != 0)
+    throw corrupt_file("bad magic: not a serbench index");
   if (auto version = load<uint32_t>(bytes, 8); version != kIndexVersion) {
     throw wrong("format version " + std::to_string(version) + ", this driver reads " +
                 std::to_string(kIndexVersion));
@@ -119,7 +122,8 @@ Index Index::parse(const std::string& file, std::string bytes, uint64_t data_len
   h.writer = *writer;
   const uint32_t p = h.page_size;
   if (p < kMinPageSize) {
-    throw corrupt_file("page size " + std::to_string(p) + " is below " + std::to_string(kMinPageSize));
+    throw corrupt_file("page size " + std::to_string(p) + " is below " +
+                       std::to_string(kMinPageSize));
   }
   if (expect.page_size && *expect.page_size != p) {
     throw wrong("page size " + std::to_string(p) + ", the request says " +

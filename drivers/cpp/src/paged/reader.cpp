@@ -13,10 +13,11 @@ Index open_index(const std::string& base, File& data, const Expect& expect, IoTi
 
 }  // namespace
 
-PageReader::PageReader(const std::string& base, const Expect& expect, IoTimer& timer)
+PageReader::PageReader(const std::string& base, const Expect& expect, IoTimer& timer, Bytes& page)
     : data_(File::open_read(serbench::data_path(base), timer)),
-      index_(open_index(base, data_, expect, timer)) {
-  page_.resize(index_.header().page_size);
+      index_(open_index(base, data_, expect, timer)),
+      page_(page) {
+  if (page_.size() < index_.header().page_size) page_.resize(index_.header().page_size);
 }
 
 void PageReader::load(const Entry& e) {

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a paged file: the index is read whole and checked, then each object is served
-// from one reused page buffer that is refilled (pread) only when the page changes.
+// from one page buffer that is refilled (pread) only when the page changes. The buffer is the
+// caller's, so repeated reads reuse it (no allocation, no page faults after the first).
 
 #include <cstdint>
 #include <span>
@@ -14,8 +15,9 @@ namespace serbench {
 
 class PageReader {
  public:
-  // Opens `<base>.index` and `<base>.pages` and checks the index against both.
-  PageReader(const std::string& base, const Expect& expect, IoTimer& timer);
+  // Opens `<base>.index` and `<base>.pages` and checks the index against both; objects are
+  // read into `page`.
+  PageReader(const std::string& base, const Expect& expect, IoTimer& timer, Bytes& page);
 
   const Header& header() const { return index_.header(); }
   uint64_t count() const { return index_.count(); }
@@ -36,7 +38,7 @@ class PageReader {
 
   File data_;
   Index index_;
-  Bytes page_;
+  Bytes& page_;
   uint64_t loaded_ = UINT64_MAX;  // the page whose bytes page_ holds (a large object's first)
   uint64_t pages_read_ = 0;
 };

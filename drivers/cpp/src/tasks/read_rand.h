@@ -21,8 +21,9 @@ struct ReadRand {
     const std::vector<uint64_t> ids = read_ids(params.path("ids"), params.u64("n"));
     Selection selection{Selection::Kind::ids, 0, ids.size(), &ids};
     const auto page_size = params.page_size();
+    Bytes page;  // reused by every repetition
     auto [samples, outcome] = reps.run(&base, [&](IoTimer& timer) {
-      return read_objects<M>(method, request.mode, base, selection, page_size, timer);
+      return read_objects<M>(method, request.mode, base, selection, page_size, timer, page);
     });
     return read_result(std::move(samples), outcome, reps.eviction());
   }

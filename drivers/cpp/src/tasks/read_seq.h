@@ -18,8 +18,9 @@ struct ReadSeq {
     const std::string base = params.path("input");
     Selection selection{Selection::Kind::range, params.u64("start"), params.u64("n")};
     const auto page_size = params.page_size();
+    Bytes page;  // reused by every repetition
     auto [samples, outcome] = reps.run(&base, [&](IoTimer& timer) {
-      return read_objects<M>(method, request.mode, base, selection, page_size, timer);
+      return read_objects<M>(method, request.mode, base, selection, page_size, timer, page);
     });
     return read_result(std::move(samples), outcome, reps.eviction());
   }

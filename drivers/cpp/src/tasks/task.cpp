@@ -31,7 +31,8 @@ std::vector<uint64_t> read_ids(const std::string& path, uint64_t n) {
   const std::string bytes = read_whole(path, untimed);
   const uint64_t held = bytes.size() / 8;
   if (held < n) {
-    throw bad_request(path + ": holds " + std::to_string(held) + " ids, n = " + std::to_string(n) + " asked");
+    throw bad_request(path + ": holds " + std::to_string(held) + " ids, n = " + std::to_string(n) +
+                      " asked");
   }
   std::vector<uint64_t> ids(n);
   std::memcpy(ids.data(), bytes.data(), n * 8);

@@ -45,7 +45,9 @@ inline Json checksum_json(const SetChecksum& c) {
 class Repetitions {
  public:
   explicit Repetitions(const Params& params)
-      : warmups_(params.u64("warmups")), repetitions_(params.u64("repetitions")), cold_(params.boolean("cold")) {
+      : warmups_(params.u64("warmups")),
+        repetitions_(params.u64("repetitions")),
+        cold_(params.boolean("cold")) {
     if (repetitions_ == 0) throw bad_request("params.repetitions must be at least 1");
   }
 
@@ -69,13 +71,16 @@ class Repetitions {
       Outcome outcome = once(timer);
       const uint64_t total = now_ns() - start;
       const uint64_t io = std::min(timer.ns(), total);
-      samples.push_back(Json::object(
-          {{"rep", rep}, {"warmup", warmup}, {"total_ns", total}, {"cpu_ns", total - io}, {"io_ns", io}}));
+      samples.push_back(Json::object({{"rep", rep},
+                                      {"warmup", warmup},
+                                      {"total_ns", total},
+                                      {"cpu_ns", total - io},
+                                      {"io_ns", io}}));
       if (!first) {
         first = std::move(outcome);
       } else if (!(*first == outcome)) {
-        throw Failure(Kind::checksum_mismatch, "repetition " + std::to_string(rep) + " (warm-up: " +
-                                                   (warmup ? "true" : "false") +
+        throw Failure(Kind::checksum_mismatch, "repetition " + std::to_string(rep) +
+                                                   " (warm-up: " + (warmup ? "true" : "false") +
                                                    ") read something else than the first");
       }
     }
@@ -110,14 +115,15 @@ struct ReadOutcome {
 [[noreturn]] void located(const PageReader& reader, uint64_t n, const DecodeError& e);
 
 // Opens the paged file at `base`, checks its index, and folds the set checksum of the
-// selected objects at the mode's depth, reading each page only when the page changes.
+// selected objects at the mode's depth, reading each page into `page` only when the page
+// changes.
 template <class M, class Meth>
 ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& base,
                          const Selection& selection, std::optional<uint32_t> page_size,
-                         IoTimer& timer) {
+                         IoTimer& timer, Bytes& page) {
   Expect expect{model_name<M>(), std::nullopt, page_size};
   if (Meth::writes) expect.method = Meth::id;
-  PageReader reader(base, expect, timer);
+  PageReader reader(base, expect, timer, page);
   const uint64_t count = reader.count();
   ReadOutcome out;
   uint64_t current = 0;
@@ -134,8 +140,9 @@ ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& 
         break;
       case Selection::Kind::range:
         if (selection.start > count || selection.n > count - selection.start) {
-          out_of_range(base, "objects " + std::to_string(selection.start) + ".." +
-                                 std::to_string(selection.start) + "+" + std::to_string(selection.n),
+          out_of_range(base,
+                       "objects " + std::to_string(selection.start) + ".." +
+                           std::to_string(selection.start) + "+" + std::to_string(selection.n),
                        count);
         }
         for (uint64_t n = selection.start; n < selection.start + selection.n; ++n) visit(n);

@@ -22,7 +22,8 @@ struct Write {
     auto [samples, counters] = reps.run(nullptr, [&](IoTimer& timer) {
       return write_file(method, objects, output, page_size, timer);
     });
-    const double average = double(counters.object_bytes) / double(std::max<uint64_t>(counters.objects, 1));
+    const double average =
+        double(counters.object_bytes) / double(std::max<uint64_t>(counters.objects, 1));
     return Json::object({{"samples", std::move(samples)},
                          {"counters", Json::object({{"objects", counters.objects},
                                                     {"bytes", counters.bytes},
