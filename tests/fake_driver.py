@@ -7,7 +7,7 @@ only ever come from real drivers, so nothing outside tests/ may use it.
 Misbehaviour is chosen through the environment:
   FAKE_DRIVER_LANGUAGE  the language it claims (default rust)
   FAKE_DRIVER_MODE      normal | crash | hang | garbage | wrong_id | no_status | error |
-                        unsupported | bad_checksum | bad_samples | noisy
+                        unsupported | bad_checksum | bad_samples | bare_samples | noisy
   FAKE_DRIVER_ON        which requests trigger the mode: comma-separated key=value pairs matched
                         against the request and its params, e.g. "op=run,task=read_seq"
                         (default: every request except info and shutdown)
@@ -26,8 +26,9 @@ from array import array
 from contextlib import contextmanager
 from pathlib import Path
 
-from serbench.checksum import MASK, SEED, hex64, object_hash, step
+from serbench.checksum import MASK, SEED, hex64, object_hash, sequence_checksum, step
 from serbench.models import MODELS
+from serbench.order import sorted_distinct
 
 LANGUAGE = os.environ.get("FAKE_DRIVER_LANGUAGE", "rust")
 MODE = os.environ.get("FAKE_DRIVER_MODE", "normal")
@@ -42,7 +43,8 @@ MAGIC = b"SERBIDX\n"
 INFO = {
     "language": LANGUAGE, "driver_version": "0.0.0-fake",
     "toolchain": {"python": sys.version.split()[0]}, "libraries": {"json": "stdlib"},
-    "models": list(MODELS), "tasks": ["write", "read_seq", "read_rand"],
+    "models": list(MODELS),
+    "tasks": ["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"],
     "methods": {
         METHOD: {"depths": ["materialize", "access"], "variants": [], "models": list(MODELS),
                  "files": ["tests/fake_driver.py"]},
@@ -171,11 +173,60 @@ def encode_all(objects: list[dict]) -> list[bytes]:
     return [json.dumps(o, separators=(",", ":"), ensure_ascii=False).encode() for o in objects]
 
 
+def selection(params: dict):
+    if "start" in params:
+        return range(params["start"], params["start"] + params["n"])
+    return array("Q", Path(params["ids"]).read_bytes())[: params["n"]]
+
+
+def read_par(params: dict, model: str, method: str, clock: "Clock") -> dict:
+    """The slices of PROTOCOL.md 5.1, one after another (a fake needs no threads)."""
+    ids, threads = selection(params), params["threads"]
+    n, count, total, times = len(ids), 0, 0, []
+    for t in range(threads):
+        t0 = time.perf_counter_ns()
+        part = read_objects(params["input"], model, method,
+                            ids[t * n // threads:(t + 1) * n // threads], clock, params["cold"])
+        times.append(time.perf_counter_ns() - t0)
+        count, total = count + part["count"], (total + int(part["sum"], 16)) & MASK
+    return {"count": count, "sum": hex64(total), "thread_ns": times}
+
+
+def sort_dedup(params: dict, model: str, method: str, clock: "Clock") -> dict:
+    """Everything in memory (the fake has no budget): sort, drop duplicates, write `sorted`."""
+    header, entries = read_index(params["input"], model, method)
+    with open(params["input"] + ".pages", "rb") as f:
+        objects = [json.loads(object_bytes(f, header, e, clock)) for e in entries]
+    t1 = time.perf_counter_ns()
+    distinct = sorted_distinct(model, objects)
+    write_paged(encode_all(distinct), str(Path(params["output"]) / "sorted"), model, method,
+                params["page_size"], clock)
+    hashes = [object_hash(model, o) for o in distinct]
+    return {"checksum": {"count": len(distinct), "sum": hex64(sequence_checksum(hashes))},
+            "input_objects": len(objects), "t1": t1}
+
+
+def micro(params: dict, model: str) -> dict:
+    objects = load_jsonl(params["input"])[: params["n"]]
+    encode_ns = decode_ns = 0
+    for _ in range(params["iterations"]):
+        t0 = time.perf_counter_ns()
+        encoded = encode_all(objects)
+        t1 = time.perf_counter_ns()
+        checksum = fold(object_hash(model, json.loads(d)) for d in encoded)
+        decode_ns += time.perf_counter_ns() - t1
+        encode_ns += t1 - t0
+    return {**checksum, "encode_ns": encode_ns, "decode_ns": decode_ns,
+            "encoded_bytes": sum(map(len, encoded))}
+
+
 def op_run(req: dict) -> dict:
     task, model, params = req["task"], req["model"], req["params"]
     method = req["method"]
     reps = [(i, True) for i in range(params["warmups"])]
     reps += [(i, False) for i in range(params["repetitions"])]
+    if task in ("sort_dedup", "memory") and req["depth"] != "materialize":
+        raise Failed("bad_request", f"{task} reads at depth materialize")
     if task == "write":
         objects = load_jsonl(params["input"])
         job = lambda clock: write_paged(encode_all(objects), params["output"], model, method,
@@ -188,6 +239,15 @@ def op_run(req: dict) -> dict:
             ids = array("Q", Path(params["ids"]).read_bytes())[: params["n"]]
         job = lambda clock: read_objects(params["input"], model, method, ids, clock,
                                          params["cold"])
+    elif task == "read_par":
+        job = lambda clock: read_par(params, model, method, clock)
+    elif task == "memory":
+        job = lambda clock: read_objects(params["input"], model, method, range(params["n"]),
+                                         clock, params["cold"])
+    elif task == "sort_dedup":
+        job = lambda clock: sort_dedup(params, model, method, clock)
+    elif task == "micro":
+        job = lambda clock: micro(params, model)
     else:
         raise Failed("bad_request", f"unknown task {task}")
     samples, out = [], None
@@ -196,12 +256,59 @@ def op_run(req: dict) -> dict:
         t0 = time.perf_counter_ns()
         out = job(clock)
         total = time.perf_counter_ns() - t0
-        samples.append({"rep": rep, "warmup": warmup, "total_ns": total,
-                        "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns})
+        sample = {"rep": rep, "warmup": warmup, "total_ns": total,
+                  "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns}
+        sample.update(task_sample(task, out, t0, total))
+        samples.append(sample)
     if task == "write":
         return {"samples": samples, "counters": out, "checksum": checksum}
+    if task in TASK_RESULTS:
+        return TASK_RESULTS[task](samples, out, params)
     return {"samples": samples, "counters": {"objects": out["count"]}, "checksum": out,
             "eviction": "fadvise_dontneed" if params.get("cold") else "none"}
+
+
+def task_sample(task: str, out: dict, t0: int, total: int) -> dict:
+    if task == "read_par":
+        return {"thread_ns": out["thread_ns"]}
+    if task == "sort_dedup":
+        return {"phase1_ns": out["t1"] - t0, "phase2_ns": t0 + total - out["t1"]}
+    if task == "micro":
+        return {"encode_ns": out["encode_ns"], "decode_ns": out["decode_ns"]}
+    return {}
+
+
+def rss() -> dict:
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"peak_rss_bytes": peak, "rss_start_bytes": peak // 2}
+
+
+def eviction(params: dict) -> str:
+    return "fadvise_dontneed" if params.get("cold") else "none"
+
+
+TASK_RESULTS = {
+    "read_par": lambda samples, out, params: {
+        "samples": samples, "checksum": {"count": out["count"], "sum": out["sum"]},
+        "counters": {"objects": out["count"], "threads": params["threads"], "pages_read": 1},
+        "eviction": eviction(params)},
+    "sort_dedup": lambda samples, out, params: {
+        "samples": samples, "checksum": out["checksum"], "eviction": eviction(params),
+        "counters": {"input_objects": out["input_objects"],
+                     "output_objects": out["checksum"]["count"], "runs": 1, "merge_passes": 1,
+                     "budget_bytes": params["budget_bytes"], **rss()}},
+    "memory": lambda samples, out, params: {
+        "samples": samples, "checksum": out, "eviction": eviction(params),
+        "counters": {"objects": out["count"], "retained_bytes": 100 * out["count"],
+                     "retained_bytes_per_object": 100.0, "accounting": "fake", **rss()}},
+    "micro": lambda samples, out, params: {
+        "samples": samples, "checksum": {"count": out["count"], "sum": out["sum"]},
+        "eviction": "none",
+        "counters": {"objects": out["count"], "iterations": params["iterations"],
+                     "encoded_bytes": out["encoded_bytes"], "buffer": params["buffer"]}},
+}
 
 
 def op_load(req: dict) -> dict:
@@ -285,6 +392,10 @@ def tamper(response: dict) -> dict:
         checksum["sum"] = hex64((int(checksum["sum"], 16) + 1) & MASK)
     if MODE == "bad_samples" and "samples" in response.get("result", {}):
         response["result"]["samples"] = response["result"]["samples"][1:]
+    if MODE == "bare_samples" and "samples" in response.get("result", {}):
+        for sample in response["result"]["samples"]:
+            for key in ("thread_ns", "phase1_ns", "phase2_ns", "encode_ns", "decode_ns"):
+                sample.pop(key, None)
     if MODE == "noisy":
         sys.stderr.write("x" * 200_000 + "\nnoisy tail\n")
     return response

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from serbench.models import MODELS
-from serbench.plan import (RAW, PlanError, expand, load_embedded, load_plan, parse_plan)
+from serbench.plan import (RAW, PlanError, expand, load_embedded, load_plan, parse_plan,
+                           setting_values)
 
 GROUP = '[[group]]\ntasks = ["write", "read_seq", "read_rand"]\n'
 
@@ -69,7 +70,11 @@ ERRORS = [
     (GROUP + 'model = ["part"]\n', "group[1].model", "unknown key"),
     ('[[group]]\nmodels = ["part"]\n', "group[1].tasks", "required"),
     ('[[group]]\ntasks = ["reed"]\n', "group[1].tasks", "unknown task 'reed'"),
-    ('[[group]]\ntasks = ["sort_dedup"]\n', "group[1].tasks", "not run by this harness"),
+    (GROUP + 'modes = ["seq", "zigzag"]\n', "group[1].modes", "seq, rand"),
+    (GROUP + 'buffers = []\n', "group[1].buffers", "fresh, reused"),
+    (GROUP + 'budget_bytes = [100]\n', "group[1].budget_bytes", ">= 4096"),
+    (GROUP + 'iterations = 0\n', "group[1].iterations", ">= 1"),
+    (GROUP + 'sweep_k = []\n', "group[1].sweep_k", "at least one"),
     (GROUP + 'models = ["part", "order"]\n', "group[1].models", "unknown id 'order'"),
     (GROUP + 'depths = ["deep"]\n', "group[1].depths", "unknown id 'deep'"),
     (GROUP + 'languages = ["go"]\n', "group[1].languages", "unknown id 'go'"),
@@ -211,3 +216,53 @@ def test_datasets_resolve_under_the_data_root_or_absolute():
 def test_empty_dataset_has_a_write_but_no_reads():
     cells = cells_of(GROUP + 'models = ["trade"]\nmethods = ["json"]\n', sizes={"trade": 0})
     assert [(c.task, c.n) for c in cells] == [("write", 0)]
+
+
+ALL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro",
+             "sizes")
+
+
+def new_task_cells(model: str = "trade", **params):
+    text = ("[params]\nn = [5, 50]\nthreads = [1, 2]\nbudget_bytes = [8192, 65536]\n"
+            'sweep_k = [100, 1000]\n' + "".join(f"{k} = {v}\n" for k, v in params.items())
+            + f'[[group]]\ntasks = {list(ALL_TASKS)!r}\nmodels = ["{model}"]\n'.replace("'", '"'))
+    return cells_of(text, infos={"rust": info(tasks=ALL_TASKS[:-1])}, sizes={model: 20})
+
+
+def test_read_par_cells_cover_modes_threads_and_the_raw_floor():
+    cells = [c for c in new_task_cells() if c.task == "read_par"]
+    hand = {(c.depth, c.n, c.setting, c.threads) for c in cells
+            if c.method == "handcoded" and c.variant == ""}
+    assert hand == {(d, n, f"mode={m}", t) for d in ("materialize", "access") for n in (5, 20)
+                    for m in ("seq", "rand") for t in (1, 2)}
+    raw = {(c.variant, c.setting, c.threads) for c in cells if c.method == RAW}
+    assert ("json", "mode=rand", 2) in raw
+    assert len({c.identity for c in cells}) == len(cells)
+
+
+def test_sort_dedup_memory_and_sizes_cells():
+    cells = new_task_cells()
+    sort = {(c.method, c.depth, c.n, c.setting) for c in cells
+            if c.task == "sort_dedup" and c.variant == ""}
+    assert sort == {(m, "materialize", 20, f"budget_bytes={b}") for m in ("handcoded", "json")
+                    for b in (8192, 65536)}
+    memory = {(c.depth, c.n) for c in cells if c.task == "memory" and c.method == "json"}
+    assert memory == {("materialize", 5), ("materialize", 20)}
+    sizes = [c for c in cells if c.task == "sizes"]
+    # the harness computes sizes: a driver that does not list the task still gets the cells
+    assert {(c.method, c.depth, c.n, c.unsupported) for c in sizes if c.variant == ""} == {
+        ("handcoded", "", 20, None), ("json", "", 20, None)}
+    assert not any(c.method == RAW for c in cells if c.task in ("sort_dedup", "memory", "micro",
+                                                                "sizes"))
+
+
+def test_micro_cells_have_buffers_and_arrays_sweeps_k():
+    trade = {(c.depth, c.n, c.setting) for c in new_task_cells() if c.task == "micro"
+             and c.method == "json"}
+    assert trade == {("materialize", n, f"buffer={b}") for n in (5, 20)
+                     for b in ("fresh", "reused")}
+    arrays = {c.settings["k"] for c in new_task_cells("arrays", buffers='["reused"]')
+              if c.task == "micro"}
+    assert arrays == {100, 1000}
+    assert setting_values("buffer=fresh k=100") == {"buffer": "fresh", "k": 100}
+    assert setting_values("") == {}

@@ -17,7 +17,7 @@ PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"},
 
 def cell(cell_id: int, **changes) -> Cell:
     base = dict(language="rust", task="read_seq", model="trade", method="handcoded",
-                depth="materialize", variant="", dataset="default",
+                depth="materialize", variant="", setting="", dataset="default",
                 dataset_dir=Path("/data/default"), n=100, threads=1, page_size=4096, cold=True,
                 warmups=1, repetitions=2, seed=42, timeout_s=60.0, pin_cpus="",
                 cell_id=cell_id)
@@ -68,6 +68,23 @@ def test_other_schema_version_is_refused(tmp_path):
     con.close()
     with pytest.raises(ResultsError, match="schema version 99"):
         Results(path)
+
+
+def test_a_version_1_database_is_refused_with_what_to_do(tmp_path):
+    path = tmp_path / "r.duckdb"
+    Results(path).close()
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE meta SET value = '1'")
+    con.close()
+    with pytest.raises(ResultsError, match="version 1, this serbench reads version 2; move"):
+        Results(path)
+
+
+def test_the_task_setting_is_stored_with_the_cell(results):
+    run_id = begin(results)
+    results.add_cell(run_id, cell(1, task="read_par", setting="mode=rand", threads=2), ok())
+    row = results.cells(run_id)[0]
+    assert (row["setting"], row["threads"]) == ("mode=rand", 2)
 
 
 def test_read_only_needs_an_existing_database(tmp_path):

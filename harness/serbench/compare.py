@@ -1,7 +1,7 @@
 """`serbench compare RUN_A RUN_B`: the same cells of two runs, side by side.
 
-Cells are matched by identity (language, task, model, method, depth, variant, dataset, n,
-threads, page_size, cold); each side's figure is the median total time of its measured (not
+Cells are matched by identity (language, task, model, method, depth, variant, setting, dataset,
+n, threads, page_size, cold); each side's figure is the median total time of its measured (not
 warm-up) samples, and cells are ranked by the ratio B / A. Only cells `ok` in both runs have
 numbers; the others are counted, never compared.
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from .results import Results
 
-IDENTITY = ("language", "task", "model", "method", "depth", "variant", "dataset", "n", "threads",
-            "page_size", "cold")
+IDENTITY = ("language", "task", "model", "method", "depth", "variant", "setting", "dataset", "n",
+            "threads", "page_size", "cold")
 
 MEDIANS = f"""
 SELECT {", ".join(f"c.{k}" for k in IDENTITY)}, c.status,
@@ -83,6 +83,10 @@ def label(identity: dict) -> str:
     if identity["depth"]:
         parts.append(identity["depth"])
     text = "/".join(parts) + f" n={identity['n']:,}"
+    if identity["setting"]:
+        text += f" {identity['setting']}"
+    if identity["task"] == "read_par":
+        text += f" threads={identity['threads']}"
     if not identity["cold"]:
         text += " warm"
     return text

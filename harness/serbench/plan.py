@@ -11,14 +11,19 @@ page_size = 262144
 warmups = 1
 repetitions = 5
 cold = true                       # evict data and index files before every repetition
-threads = 1
+threads = [1, 2]                  # read_par thread counts (other tasks run one thread)
+modes = ["seq", "rand"]           # read_par over a range or over the random id list
+budget_bytes = [4194304]          # sort_dedup memory budgets (bytes)
+iterations = 100                  # micro: passes over the n objects per repetition
+buffers = ["fresh", "reused"]     # micro: a new output buffer per object, or one reused
+sweep_k = [100, 1000, 10000]      # micro on `arrays`: objects of k strings and k ints
 seed = 42                         # read_seq start and read_rand id list
 timeout_s = 600                   # per driver request
 pin_cpus = ""                     # taskset CPU list for the drivers; "" = no pinning
 raw = true                        # add the `raw` floor beside every read
 
 [[group]]                         # one or more; each is a product of its lists
-tasks = ["write", "read_seq", "read_rand"]
+tasks = ["write", "read_seq", "read_rand"]   # any of PROTOCOL_TASKS
 models = "*"                      # "*" or a list; likewise methods, languages, depths, variants
 methods = "*"                     # "*" = every method the driver's info offers
 languages = "*"                   # "*" = every driver found
@@ -46,8 +51,14 @@ from .models import MODELS
 LANGUAGES = ("rust", "cpp", "java")
 PROTOCOL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro",
                   "sizes")
-RUNNABLE_TASKS = ("write", "read_seq", "read_rand")
-READ_TASKS = ("read_seq", "read_rand")
+DEFAULT_TASKS = ("write", "read_seq", "read_rand")
+READ_TASKS = ("read_seq", "read_rand", "read_par")  # the raw floor runs beside these
+HARNESS_TASKS = ("sizes",)  # computed by the harness from the method's file (PROTOCOL 5.5)
+# tasks that decode into native objects whatever the method offers
+TASK_DEPTHS = {"sort_dedup": ("materialize",), "memory": ("materialize",)}
+WHOLE_DATASET_TASKS = ("write", "sort_dedup", "sizes")  # n is the dataset's object count
+PAR_MODES = ("seq", "rand")
+BUFFERS = ("fresh", "reused")
 DEPTHS = ("materialize", "access", "key")
 RAW = "raw"
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -67,7 +78,12 @@ class Params:
     warmups: int = 1
     repetitions: int = 5
     cold: bool = True
-    threads: int = 1
+    threads: tuple[int, ...] = (1, 2)
+    modes: tuple[str, ...] = PAR_MODES
+    budget_bytes: tuple[int, ...] = (4194304,)
+    iterations: int = 100
+    buffers: tuple[str, ...] = BUFFERS
+    sweep_k: tuple[int, ...] = (100, 1000, 10000)
     seed: int = 42
     timeout_s: float = 600.0
     pin_cpus: str = ""
@@ -106,6 +122,7 @@ class Cell:
     method: str
     depth: str  # "" for write and raw, which decode nothing
     variant: str  # for raw: the method whose file is read
+    setting: str  # the task's own setting (read_par mode, budget, micro buffer and k), or ""
     dataset: str  # label: the directory name
     dataset_dir: Path
     n: int
@@ -118,12 +135,17 @@ class Cell:
     timeout_s: float
     pin_cpus: str
     unsupported: str | None = None  # why the capability matrix excludes it
+    iterations: int = 1  # micro: passes per repetition
     cell_id: int = 0
 
     @property
     def identity(self) -> tuple:
         return (self.language, self.task, self.model, self.method, self.depth, self.variant,
-                self.dataset, self.n, self.threads, self.page_size, self.cold)
+                self.setting, self.dataset, self.n, self.threads, self.page_size, self.cold)
+
+    @property
+    def settings(self) -> dict:
+        return setting_values(self.setting)
 
     @property
     def group_key(self) -> tuple:
@@ -221,11 +243,19 @@ class _Checker:
         return replace(base, **values)
 
     def param(self, key: str, value, path: str):
-        if key == "n":
+        if key in ("n", "threads", "budget_bytes", "sweep_k"):
             items = value if isinstance(value, list) else [value]
             if not items:
-                raise self.error(path, "must name at least one n")
-            return tuple(sorted({self.integer(v, path, 1) for v in items}))
+                raise self.error(path, f"must name at least one {key}")
+            minimum = {"budget_bytes": 4096}.get(key, 1)
+            return tuple(sorted({self.integer(v, path, minimum) for v in items}))
+        if key in ("modes", "buffers"):
+            known = PAR_MODES if key == "modes" else BUFFERS
+            items = value if isinstance(value, list) else [value]
+            if not items or any(v not in known for v in items):
+                raise self.error(path, f"must be a non-empty list of {', '.join(known)}, "
+                                       f"got {value!r}")
+            return tuple(dict.fromkeys(items))
         if key in ("cold", "raw"):
             if not isinstance(value, bool):
                 raise self.error(path, f"must be true or false, got {_kind(value)}")
@@ -242,7 +272,8 @@ class _Checker:
             if self.string(value, path) and not CPU_LIST.match(value):
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
-        minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "threads": 1, "seed": 0}[key]
+        minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1,
+                   "seed": 0}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
@@ -263,14 +294,11 @@ class _Checker:
                                                  "it is added by raw = true")
         tasks = lists.pop("tasks")
         if tasks is None:
-            tasks = RUNNABLE_TASKS
+            tasks = DEFAULT_TASKS
         for task in tasks:
             if task not in PROTOCOL_TASKS:
                 raise self.error(f"{where}.tasks", f"unknown task {task!r}; "
                                                    f"known: {', '.join(PROTOCOL_TASKS)}")
-            if task not in RUNNABLE_TASKS:
-                raise self.error(f"{where}.tasks", f"task {task!r} is not run by this harness "
-                                                   f"yet; runnable: {', '.join(RUNNABLE_TASKS)}")
         param_table = {k: v for k, v in table.items() if k in PARAM_TYPES}
         params = self.params(param_table, defaults, where)
         return Group(number, tasks, params=params, **lists)
@@ -360,31 +388,57 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
     methods = group.methods or tuple(m for m in info["methods"] if m != RAW)
     ns = tuple(sorted({min(n, count) for n in p.n})) if count else ()
 
-    def cell(task, method, depth, variant, n, unsupported=None) -> Cell:
-        return Cell(language, task, model, method, depth, variant, directory.name, directory,
-                    n, p.threads, p.page_size, p.cold, p.warmups, p.repetitions, p.seed,
-                    p.timeout_s, p.pin_cpus, unsupported)
+    def cell(task, method, depth, variant, n, setting="", threads=1, unsupported=None) -> Cell:
+        return Cell(language, task, model, method, depth, variant, setting, directory.name,
+                    directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
+                    p.seed, p.timeout_s, p.pin_cpus, unsupported,
+                    p.iterations if task == "micro" else 1)
 
     for method in methods:
         why = _method_unsupported(info, method, model)
-        depths = group.depths or tuple(info["methods"].get(method, {}).get("depths", ())) or ("",)
+        offered = tuple(info["methods"].get(method, {}).get("depths", ()))
         variants = group.variants or ("", *info["methods"].get(method, {}).get("variants", ()))
         for task in group.tasks:
             task_why = why or _task_unsupported(info, task)
+            depths = (("",) if task in ("write", "sizes")
+                      else TASK_DEPTHS.get(task) or group.depths or offered or ("",))
             for variant in variants:
                 variant_why = task_why or _variant_unsupported(info, method, variant)
-                if task == "write":
-                    ex.add(cell(task, method, "", variant, count, variant_why), group)
-                    continue
                 for depth in depths:
-                    depth_why = variant_why or _depth_unsupported(info, method, depth)
-                    for n in ns:
-                        ex.add(cell(task, method, depth, variant, n, depth_why), group)
+                    depth_why = variant_why or (depth and _depth_unsupported(info, method, depth))
+                    for n, setting, threads in _task_points(task, model, p, ns, count):
+                        ex.add(cell(task, method, depth, variant, n, setting, threads,
+                                    depth_why or None), group)
         if p.raw and not why:
             for task in (t for t in group.tasks if t in READ_TASKS):
                 raw_why = _method_unsupported(info, RAW, model) or _task_unsupported(info, task)
-                for n in ns:
-                    ex.add(cell(task, RAW, "", method, n, raw_why), group)
+                for n, setting, threads in _task_points(task, model, p, ns, count):
+                    ex.add(cell(task, RAW, "", method, n, setting, threads, raw_why), group)
+
+
+def _task_points(task: str, model: str, p: Params, ns: tuple[int, ...],
+                 count: int) -> list[tuple[int, str, int]]:
+    """(n, setting, threads) of every cell a task makes for one method and depth."""
+    if task in WHOLE_DATASET_TASKS:
+        budgets = p.budget_bytes if task == "sort_dedup" else (None,)
+        return [(count, f"budget_bytes={b}" if b else "", 1) for b in budgets]
+    if task == "read_par":
+        return [(n, f"mode={mode}", t) for n in ns for mode in p.modes for t in p.threads]
+    if task == "micro":
+        # `arrays` is swept over k: inputs of n objects of k strings and k ints each
+        ks = p.sweep_k if model == "arrays" else (None,)
+        return [(n, f"buffer={b}" + (f" k={k}" if k else ""), 1)
+                for n in ns for b in p.buffers for k in ks]
+    return [(n, "", 1) for n in ns]
+
+
+def setting_values(setting: str) -> dict:
+    """`"buffer=fresh k=100"` as `{"buffer": "fresh", "k": 100}` (numbers as int)."""
+    values = {}
+    for item in setting.split():
+        key, value = item.split("=", 1)
+        values[key] = int(value) if value.isdigit() else value
+    return values
 
 
 def _method_unsupported(info: dict, method: str, model: str) -> str | None:
@@ -397,7 +451,7 @@ def _method_unsupported(info: dict, method: str, model: str) -> str | None:
 
 
 def _task_unsupported(info: dict, task: str) -> str | None:
-    if task not in info["tasks"]:
+    if task not in info["tasks"] and task not in HARNESS_TASKS:
         return f"the {info['language']} driver does not run task {task}"
     return None
 
@@ -421,7 +475,7 @@ def _run_order(cell: Cell) -> tuple:
     # files are written before they are read; the raw floor reads them after every method
     return (str(cell.dataset_dir), cell.model, cell.page_size,
             cell.method == RAW, cell.language, cell.method, TASK_ORDER[cell.task], cell.variant,
-            cell.depth, cell.n, cell.cold)
+            cell.depth, cell.n, cell.setting, cell.threads, cell.cold)
 
 
 def describe(cell: Cell) -> str:
@@ -429,7 +483,9 @@ def describe(cell: Cell) -> str:
              cell.model, cell.task]
     if cell.depth:
         parts.append(cell.depth)
-    return "/".join(parts) + f" n={cell.n:,}"
+    extra = f" {cell.setting}" if cell.setting else ""
+    extra += f" threads={cell.threads}" if cell.task == "read_par" else ""
+    return "/".join(parts) + f" n={cell.n:,}{extra}"
 
 
 def summary(plan: Plan) -> dict:

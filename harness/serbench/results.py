@@ -1,12 +1,12 @@
 """The results database: DuckDB at `$SERBENCH_HOME/results.duckdb` (docs/results-schema.md).
 
-Schema version 1:
+Schema version 2 (1 lacked `cells.setting`; a version-1 file is refused):
 
 - `meta(key, value)`: `schema_version` = "1".
 - `runs`: one row per `serbench run`, with its status (`running`, `complete`, `failed`,
   `interrupted`) and provenance (host, toolchains, drivers' info, git, seed, parameters).
 - `cells`: one row per cell of a run: identity (language, task, model, method, depth, variant,
-  dataset, n, threads, page_size, cold), status (`ok`, `invalid`, `failed`, `unsupported`),
+  setting, dataset, n, threads, page_size, cold), status (`ok`, `invalid`, `failed`, `unsupported`),
   the error if any, expected and measured checksums, eviction used, counters and the request
   parameters as sent.
 - `samples`: one row per repetition of a cell (warm-ups included, flagged), times in ns.
@@ -32,7 +32,7 @@ import duckdb
 from .paths import home
 from .plan import Cell
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 RUN_STATUSES = ("running", "complete", "failed", "interrupted")
 CELL_STATUSES = ("ok", "invalid", "failed", "unsupported")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -64,6 +64,7 @@ CREATE TABLE IF NOT EXISTS cells (
     method VARCHAR NOT NULL,
     depth VARCHAR NOT NULL,             -- '' for write and raw
     variant VARCHAR NOT NULL,           -- '' = default; for raw: the method whose file is read
+    setting VARCHAR NOT NULL,           -- the task's own setting, e.g. 'mode=seq'; '' if none
     dataset VARCHAR NOT NULL,
     n BIGINT NOT NULL,
     threads INTEGER NOT NULL,
@@ -96,7 +97,8 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE OR REPLACE VIEW sample_rows AS
 SELECT r.run_id, r.status AS run_status, r.started_at, r.finished_at, r.plan_name, r.seed,
        r.git_commit, r.git_dirty, r.host, r.toolchains, r.drivers, r.params AS run_params,
-       c.cell_id, c.language, c.task, c.model, c.method, c.depth, c.variant, c.dataset, c.n,
+       c.cell_id, c.language, c.task, c.model, c.method, c.depth, c.variant, c.setting,
+       c.dataset, c.n,
        c.threads, c.page_size, c.cold, c.status, c.error_kind, c.message, c.expected_count,
        c.expected_sum, c.got_count, c.got_sum, c.eviction, c.counters, c.params,
        s.rep, s.warmup, s.total_ns, s.cpu_ns, s.io_ns, s.extra
@@ -208,9 +210,9 @@ class Results:
         try:
             self.con.execute(
                 "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?, ?, ?)",
+                "?, ?, ?, ?, ?, ?, ?)",
                 [run_id, cell.cell_id, cell.language, cell.task, cell.model, cell.method,
-                 cell.depth, cell.variant, cell.dataset, cell.n, cell.threads, cell.page_size,
+                 cell.depth, cell.variant, cell.setting, cell.dataset, cell.n, cell.threads, cell.page_size,
                  cell.cold, result.status, result.error_kind, result.message, result.stderr,
                  expected.get("count"), expected.get("sum"), got.get("count"), got.get("sum"),
                  result.eviction, _json(result.counters), _json(result.params)])

@@ -32,8 +32,10 @@ from .checksum import MASK, hex64, object_hash, set_checksum
 from .datasets.manifest import Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess, find_drivers
 from .native import NativeError, datagen_path
+from .order import sorted_distinct_checksum
 from .paths import cache_dir, data_root, home
 from .plan import RAW, Cell, Plan, expand, summary
+from .sizes import SizesError, measure
 from .provenance import collect
 from .results import CellResult, Results, new_run_id
 
@@ -147,6 +149,20 @@ def u64_bytes(values: array) -> bytes:
     return values.tobytes()
 
 
+def sweep_input(k: int, n: int) -> Path:
+    """JSON Lines of n `arrays` objects of k strings "Dummy text" and k zeros (the generator's
+    `arrays` family), the micro size sweep's input; made once in the cache."""
+    path = cache_dir() / "sweep" / f"arrays-k{k}-n{n}.jsonl"
+    if not path.exists():
+        line = json.dumps({"strings": ["Dummy text"] * k, "ints": [0] * k},
+                          separators=(",", ":")) + "\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = path.with_suffix(".tmp")
+        staging.write_text(line * n)
+        staging.replace(path)
+    return path
+
+
 def set_checksum_of(hashes) -> dict:
     count, total = set_checksum(hashes)
     return {"count": count, "sum": hex64(total)}
@@ -182,6 +198,37 @@ def checked_samples(result: dict, warmups: int, repetitions: int) -> list[dict]:
         raise BadAnswer(f"{got[0]} warm-ups and {got[1]} repetitions returned, "
                         f"{warmups} and {repetitions} asked")
     return samples
+
+
+# what each task's result must carry beyond samples and checksum (PROTOCOL.md section 5)
+TASK_COUNTERS = {
+    "read_par": ("objects", "threads", "pages_read"),
+    "sort_dedup": ("input_objects", "output_objects", "runs", "merge_passes", "budget_bytes",
+                   "peak_rss_bytes", "rss_start_bytes"),
+    "memory": ("objects", "retained_bytes", "retained_bytes_per_object", "peak_rss_bytes",
+               "rss_start_bytes"),
+    "micro": ("objects", "iterations", "encoded_bytes"),
+}
+TASK_SAMPLE_KEYS = {"sort_dedup": ("phase1_ns", "phase2_ns"),
+                    "micro": ("encode_ns", "decode_ns")}
+
+
+def checked_task_fields(task: str, counters: dict, samples: list[dict], threads: int) -> None:
+    """The task's own counters and sample times are there and are numbers."""
+    for key in TASK_COUNTERS.get(task, ()):
+        value = counters.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise BadAnswer(f"{task}: counters.{key} is {value!r}, not a number >= 0")
+    for s in samples:
+        for key in TASK_SAMPLE_KEYS.get(task, ()):
+            if type(s.get(key)) is not int or s[key] < 0:
+                raise BadAnswer(f"{task}: sample {s.get('rep')} has no {key} (ns)")
+        if task == "read_par":
+            times = s.get("thread_ns")
+            if not (isinstance(times, list) and len(times) == threads
+                    and all(type(t) is int and t >= 0 for t in times)):
+                raise BadAnswer(f"read_par: sample {s.get('rep')} thread_ns is {times!r}, "
+                                f"not {threads} times in ns")
 
 
 def mismatch(what: str, got: dict, expected: dict) -> str | None:
@@ -230,6 +277,7 @@ class Runner:
     keep_files: bool = False
     listener: "Listener" = field(default_factory=lambda: Listener())
     hashes: dict[tuple, array] = field(default_factory=dict)
+    expectations: dict[tuple, dict] = field(default_factory=dict)
     files: dict[tuple, FileState] = field(default_factory=dict)
     _peers: dict[str, DriverProcess | None] = field(default_factory=dict)
 
@@ -335,9 +383,15 @@ class Runner:
     def run_cell(self, driver: DriverProcess, cell: Cell) -> CellResult:
         if cell.task == "write":
             return self.run_write(driver, cell)
+        if cell.task == "micro":
+            return self.run_micro(driver, cell)
         source = self.file_for(driver, cell)
         if source.problem is not None:
             return source.problem
+        if cell.task == "sizes":
+            return self.run_sizes(cell, source.base)
+        if cell.task == "sort_dedup":
+            return self.run_sort(driver, cell, source.base)
         params, expected = self.read_params(cell, source.base)
         result = self.timed(driver, cell, params, expected)
         if cell.method == RAW and result.status == "ok":
@@ -367,6 +421,7 @@ class Runner:
             counters = result.get("counters", {})
             if not isinstance(counters, dict):
                 raise BadAnswer("counters is not an object")
+            checked_task_fields(cell.task, counters, samples, cell.threads)
         except BadAnswer as exc:
             return CellResult("failed", "garbage", str(exc), params=params, expected=expected)
         problem = mismatch(cell.task, got, expected)
@@ -380,6 +435,74 @@ class Runner:
 
     def common_params(self, cell: Cell) -> dict:
         return {"cold": cell.cold, "warmups": cell.warmups, "repetitions": cell.repetitions}
+
+    def run_micro(self, driver: DriverProcess, cell: Cell) -> CellResult:
+        """In-memory encode and decode of the first n objects (of the k-sweep input for
+        `arrays`); the decoded objects' set checksum must match."""
+        k = cell.settings.get("k")
+        if k is None:
+            source = data_path(cell.dataset_dir, cell.model)
+            expected = set_checksum_of(self.dataset_hashes(cell)[i] for i in range(cell.n))
+        else:
+            source = sweep_input(k, cell.n)
+            with open(source, "rb") as f:
+                expected = set_checksum_of([object_hash(cell.model, json.loads(f.readline()))]
+                                           * cell.n)
+        params = {"input": str(source), "n": cell.n, "iterations": cell.iterations,
+                  "buffer": cell.settings["buffer"], **self.common_params(cell)}
+        return self.timed(driver, cell, params, expected)
+
+    def run_sort(self, driver: DriverProcess, cell: Cell, base: Path) -> CellResult:
+        """External sort of the method's file; the output must be the dataset's distinct
+        objects in total order (count and sequence checksum)."""
+        manifest = load_manifest(cell.dataset_dir, cell.model)
+        expected = self.sorted_expectation(cell, manifest)
+        output = self.run_dir / "sort" / str(cell.cell_id)
+        shutil.rmtree(output, ignore_errors=True)
+        output.mkdir(parents=True)
+        params = {"input": str(base), "output": str(output),
+                  "budget_bytes": cell.settings["budget_bytes"], "page_size": cell.page_size,
+                  **self.common_params(cell)}
+        try:
+            result = self.timed(driver, cell, params, expected)
+        finally:
+            shutil.rmtree(output, ignore_errors=True)
+        objects = (result.counters or {}).get("input_objects")
+        if result.status == "ok" and objects != manifest.count:
+            result = CellResult("invalid", "checksum_mismatch",
+                                f"sort_dedup: counters.input_objects = {objects!r}, the input "
+                                f"holds {manifest.count}", expected=result.expected,
+                                got=result.got, counters=result.counters, params=params)
+        return result
+
+    def sorted_expectation(self, cell: Cell, manifest: Manifest) -> dict:
+        key = (cell.dataset_dir, cell.model, "sorted")
+        if key not in self.expectations:
+            expected = sorted_distinct_checksum(cell.model,
+                                                data_path(cell.dataset_dir, cell.model))
+            if expected["count"] != manifest.distinct_count:
+                raise RunError(f"{data_path(cell.dataset_dir, cell.model)}: "
+                               f"{expected['count']} distinct objects, the manifest says "
+                               f"{manifest.distinct_count}; the dataset is damaged")
+            self.expectations[key] = expected
+        return self.expectations[key]
+
+    def run_sizes(self, cell: Cell, base: Path) -> CellResult:
+        """Computed here, for every language alike, from the file `scan` already checked."""
+        manifest = load_manifest(cell.dataset_dir, cell.model)
+        files = self.infos[cell.language]["methods"][cell.method].get("files", [])
+        params = {"input": str(base)}
+        try:
+            counters = measure(base, files)
+        except (SizesError, OSError) as exc:
+            return CellResult("failed", "sizes", str(exc), params=params)
+        checksum = dict(manifest.set_checksum)
+        if counters["objects"] != manifest.count:
+            return CellResult("invalid", "checksum_mismatch",
+                              f"sizes: the file holds {counters['objects']} objects, the "
+                              f"dataset {manifest.count}", counters=counters, params=params)
+        return CellResult("ok", expected=checksum, got=checksum, counters=counters,
+                          params=params, message="checksum: scan of the file")
 
     def run_write(self, driver: DriverProcess, cell: Cell) -> CellResult:
         manifest = load_manifest(cell.dataset_dir, cell.model)
@@ -497,10 +620,16 @@ class Runner:
     # -- reads ---------------------------------------------------------------------------------
 
     def read_params(self, cell: Cell, base: Path) -> tuple[dict, dict]:
-        """Request params and the expected checksum of a read cell."""
+        """Request params and the expected checksum of a read cell (read_seq, read_rand,
+        read_par over either selection, memory over the first n objects)."""
         manifest = load_manifest(cell.dataset_dir, cell.model)
         params = {"input": str(base), "n": cell.n, **self.common_params(cell)}
-        if cell.task == "read_seq":
+        mode = cell.settings.get("mode")
+        if cell.task == "read_par":
+            params.update(threads=cell.threads, mode=mode)
+        if cell.task == "memory":
+            chosen = range(cell.n)
+        elif cell.task == "read_seq" or mode == "seq":
             start = read_seq_start(cell.seed, cell.model, manifest.count, cell.n)
             params["start"] = start
             chosen = range(start, start + cell.n)

@@ -1,0 +1,76 @@
+"""The `sizes` task (PROTOCOL.md 5.5), computed by the harness for every language alike: object
+sizes from a paged file's index, gzip and zstd sizes of its data file, and the lines of code of
+the method's own files."""
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+from .paths import REPO
+
+HEADER = struct.Struct("<8sIIQ")  # magic, version, page size, object count
+GZIP_LEVEL = 6
+ZSTD_LEVEL = 3
+CHUNK = 1 << 20
+
+
+class SizesError(RuntimeError):
+    pass
+
+
+def object_lengths(index: Path) -> list[int]:
+    raw = index.read_bytes()
+    magic, _, _, count = HEADER.unpack_from(raw)
+    if magic != b"SERBIDX\n" or len(raw) != 128 + 16 * count:
+        raise SizesError(f"{index}: not a serbench index of {count} entries")
+    return [length for _, _, length in struct.iter_unpack("<QII", raw[128:])]
+
+
+def gzip_size(path: Path) -> int:
+    compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 31)  # 31: gzip framing
+    total = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            total += len(compressor.compress(chunk))
+    return total + len(compressor.flush())
+
+
+def zstd_size(path: Path) -> int:
+    tool = shutil.which("zstd")
+    if tool is None:
+        raise SizesError("the zstd command is not installed (scripts/setup installs it)")
+    proc = subprocess.Popen([tool, f"-{ZSTD_LEVEL}", "-q", "-c", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    total = sum(len(chunk) for chunk in iter(lambda: proc.stdout.read(CHUNK), b""))
+    if proc.wait() != 0:
+        raise SizesError(f"zstd failed on {path}: {proc.stderr.read().decode().strip()}")
+    return total
+
+
+def lines_of_code(files: list[str], repo: Path = REPO) -> int:
+    """Non-blank lines of the method's own files, named relative to the repository."""
+    total = 0
+    for name in files:
+        path = repo / name
+        try:
+            text = path.read_text(errors="replace")
+        except OSError as exc:
+            raise SizesError(f"method file {name} (listed in the driver's info) cannot be "
+                             f"read: {exc.strerror}") from None
+        total += sum(1 for line in text.splitlines() if line.strip())
+    return total
+
+
+def measure(base: Path, files: list[str], repo: Path = REPO) -> dict:
+    """The counters of one `sizes` cell for the paged file `base`."""
+    lengths = object_lengths(Path(f"{base}.index"))
+    data = Path(f"{base}.pages")
+    return {"objects": len(lengths),
+            "avg_object_bytes": sum(lengths) / len(lengths) if lengths else 0.0,
+            "max_object_bytes": max(lengths, default=0),
+            "data_bytes": data.stat().st_size, "gzip_bytes": gzip_size(data),
+            "zstd_bytes": zstd_size(data), "loc": lines_of_code(files, repo),
+            "files": len(files)}

@@ -1,0 +1,127 @@
+"""The tasks beyond write and reads, run end to end with the fake driver: their requests,
+expectations (set and sequence checksums, distinct counts) and the checks of their results."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from serbench.checksum import hex64, object_hash, sequence_checksum
+from serbench.order import sorted_distinct
+from serbench.plan import RAW
+from serbench.runner import dataset_hashes, read_ids, read_seq_start
+from serbench.sizes import lines_of_code
+from test_runner import by_status, home, run, use  # noqa: F401 (home is a fixture)
+
+PLAN = """
+name = "tasks"
+[params]
+n = [5, 100]
+warmups = 1
+repetitions = 2
+timeout_s = 30
+threads = [1, 3]
+budget_bytes = [8192]
+iterations = 2
+sweep_k = [3, 20]
+[[group]]
+tasks = ["read_par", "sort_dedup", "memory", "micro", "sizes"]
+models = ["trade", "part"]
+"""
+
+
+def cells_by(cells: list[dict], **match) -> list[dict]:
+    return [c for c in cells if all(c[k] == v for k, v in match.items())]
+
+
+def test_every_new_task_runs_ok_with_its_own_fields(home, monkeypatch):
+    use(monkeypatch, home)
+    _, run_row, cells, samples = run(home, PLAN)
+    assert run_row["status"] == "complete"
+    assert {c["status"] for c in cells} == {"ok"}, by_status(cells).get("failed")
+    assert {c["task"] for c in cells} == {"read_par", "sort_dedup", "memory", "micro", "sizes"}
+    par = cells_by(cells, task="read_par", method="fakejson", threads=3)
+    assert {c["setting"] for c in par} == {"mode=seq", "mode=rand"}
+    extras = [json.loads(s["extra"]) for s in samples
+              if s["cell_id"] == par[0]["cell_id"]]
+    assert all(len(e["thread_ns"]) == 3 for e in extras)
+    assert cells_by(cells, task="read_par", method=RAW), "the raw floor runs beside read_par"
+
+
+def test_read_par_expects_the_selection_of_read_seq_and_read_rand(home, monkeypatch):
+    use(monkeypatch, home)
+    _, _, cells, _ = run(home, PLAN)
+    hashes = dataset_hashes(home / "data" / "default", "part")
+    for cell in cells_by(cells, task="read_par", model="part", method="fakejson", n=5):
+        params = json.loads(cell["params"])
+        assert params["threads"] == cell["threads"] and params["mode"] in cell["setting"]
+        if params["mode"] == "seq":
+            assert params["start"] == read_seq_start(42, "part", 16, 5)
+            chosen = range(params["start"], params["start"] + 5)
+        else:
+            chosen = read_ids(Path(params["ids"]))
+        assert cell["expected_sum"] == hex64(sum(hashes[i] for i in chosen) & (2**64 - 1))
+
+
+def test_sort_dedup_expects_the_distinct_objects_in_total_order(home, monkeypatch):
+    use(monkeypatch, home)
+    _, _, cells, _ = run(home, PLAN)
+    sort = cells_by(cells, task="sort_dedup", model="part")
+    assert len(sort) == 1 and sort[0]["setting"] == "budget_bytes=8192"
+    lines = (home / "data" / "default" / "part.jsonl").read_text().splitlines()
+    distinct = sorted_distinct("part", [json.loads(line) for line in lines])
+    assert len(distinct) < len(lines), "the test dataset holds duplicates"
+    assert sort[0]["expected_count"] == len(distinct)
+    assert sort[0]["expected_sum"] == hex64(
+        sequence_checksum(object_hash("part", o) for o in distinct))
+    assert json.loads(sort[0]["counters"])["input_objects"] == len(lines)
+    params = json.loads(sort[0]["params"])
+    assert params["budget_bytes"] == 8192 and not Path(params["output"]).exists()
+
+
+def test_micro_sweeps_arrays_over_k_and_memory_reads_the_first_objects(home, monkeypatch):
+    use(monkeypatch, home)
+    text = PLAN.replace('models = ["trade", "part"]', 'models = ["arrays", "trade"]')
+    from fake_driver import make_dataset
+    make_dataset(home / "data" / "default", models=("arrays",))
+    _, _, cells, _ = run(home, text)
+    assert {c["status"] for c in cells} == {"ok"}
+    sweep = cells_by(cells, task="micro", model="arrays", method="fakejson", depth="access")
+    assert {c["setting"] for c in sweep} == {f"buffer={b} k={k}" for b in ("fresh", "reused")
+                                             for k in (3, 20)}
+    k20 = next(c for c in sweep if c["setting"].endswith("k=20") and c["n"] == 5)
+    source = Path(json.loads(k20["params"])["input"])
+    assert json.loads(source.read_text().splitlines()[0])["ints"] == [0] * 20
+    memory = cells_by(cells, task="memory", model="trade", n=5)[0]
+    hashes = dataset_hashes(home / "data" / "default", "trade")
+    assert memory["expected_sum"] == hex64(sum(hashes[:5]) & (2**64 - 1))
+
+
+def test_sizes_are_measured_by_the_harness(home, monkeypatch):
+    use(monkeypatch, home)
+    _, _, cells, _ = run(home, PLAN)
+    sizes = cells_by(cells, task="sizes", model="trade")[0]
+    counters = json.loads(sizes["counters"])
+    assert counters["objects"] == 8 == sizes["n"]
+    assert 0 < counters["avg_object_bytes"] <= counters["max_object_bytes"]
+    assert 0 < counters["gzip_bytes"] < counters["data_bytes"]
+    assert 0 < counters["zstd_bytes"] < counters["data_bytes"]
+    assert counters["loc"] == lines_of_code(["tests/fake_driver.py"]) > 100
+
+
+def test_a_wrong_sort_checksum_is_invalid_and_never_plotted(home, monkeypatch):
+    use(monkeypatch, home, mode="bad_checksum", on="op=run,task=sort_dedup")
+    _, _, cells, samples = run(home, PLAN)
+    bad = cells_by(cells, task="sort_dedup")
+    assert {c["status"] for c in bad} == {"invalid"}
+    assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in bad}
+    assert {c["status"] for c in cells if c["task"] != "sort_dedup"} == {"ok"}
+
+
+def test_missing_task_fields_are_a_driver_defect(home, monkeypatch):
+    use(monkeypatch, home, mode="bare_samples", on="op=run")
+    _, _, cells, _ = run(home, PLAN)
+    for task in ("micro", "read_par", "sort_dedup"):
+        got = {(c["status"], c["error_kind"]) for c in cells_by(cells, task=task)}
+        assert got == {("failed", "garbage")}, task
+    assert "no encode_ns" in cells_by(cells, task="micro")[0]["message"]
+    assert {c["status"] for c in cells_by(cells, task="memory")} == {"ok"}
