@@ -95,7 +95,7 @@ class Fixture:
         self.cell_id += 1
         expected_sum = "00000000deadbeef"
         self.cells.append(
-            [run, self.cell_id, language, task, model, method, depth, variant, "default", n, 1,
+            [run, self.cell_id, language, task, model, method, depth, variant, "", "default", n, 1,
              262144, task != "write", status, error_kind, message, stderr, n, expected_sum, n,
              got_sum or expected_sum, "fadvise_dontneed" if task != "write" else None,
              json.dumps(counters or {}), "{}"])

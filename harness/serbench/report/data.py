@@ -70,6 +70,14 @@ class Cell:
     total: Stat | None = None
     cpu: Stat | None = None
     io: Stat | None = None
+    setting: str = ""  # the task's own setting, e.g. "mode=seq" (results-schema.md)
+    extra: dict = field(default_factory=dict)  # medians of the samples' own times, by key
+
+    @property
+    def settings(self) -> dict:
+        """`"buffer=fresh k=100"` as `{"buffer": "fresh", "k": 100}`."""
+        return {k: int(v) if v.isdigit() else v
+                for k, v in (item.split("=", 1) for item in self.setting.split())}
 
     @property
     def is_floor(self) -> bool:
@@ -116,14 +124,18 @@ JSON_FIELDS = ("host", "toolchains", "drivers", "params")
 
 CELL_COLUMNS = ("cell_id, language, task, model, method, depth, variant, dataset, n, threads, "
                 "page_size, cold, status, error_kind, message, stderr, expected_count, "
-                "expected_sum, got_count, got_sum, eviction, counters")
+                "expected_sum, got_count, got_sum, eviction, counters, setting")
+
+# a task's own per-sample times (PROTOCOL.md section 5), summarised by their medians
+EXTRA_TIMES = ("encode_ns", "decode_ns", "phase1_ns", "phase2_ns")
 
 # statistics over measured repetitions only: warm-ups never count
 STATS_SQL = """
 SELECT cell_id, count(*),
        median(total_ns), min(total_ns), max(total_ns),
        median(cpu_ns), min(cpu_ns), max(cpu_ns),
-       median(io_ns), min(io_ns), max(io_ns)
+       median(io_ns), min(io_ns), max(io_ns),
+       """ + ",\n       ".join(f"median(CAST(extra->>'{k}' AS DOUBLE))" for k in EXTRA_TIMES) + """
 FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 """
 
@@ -151,14 +163,15 @@ def _text(value) -> str:
 def _cell(row: tuple, stats: tuple | None) -> Cell:
     (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
      status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
-     eviction, counters) = row
+     eviction, counters, setting) = row
     cell = Cell(cell_id, language, task, model, method, _text(depth), _text(variant),
                 _text(dataset), n, threads, page_size, cold, status, _text(error_kind),
                 _text(message), _text(stderr), expected_count, _text(expected_sum), got_count,
-                _text(got_sum), _text(eviction), _json(counters))
+                _text(got_sum), _text(eviction), _json(counters), setting=_text(setting))
     # samples of a cell that is not ok are never turned into numbers
     if stats is None or status != "ok":
         return cell
     reps, *values = stats
+    extra = {k: v for k, v in zip(EXTRA_TIMES, values[9:]) if v is not None}
     return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
-                   io=_stat(values[6:9]))
+                   io=_stat(values[6:9]), extra=extra)

@@ -25,6 +25,7 @@ class SeriesKey:
     method: str
     depth: str
     variant: str
+    setting: str
     dataset: str
     threads: int | None
     page_size: int | None
@@ -53,11 +54,12 @@ class Series:
     def sort_key(self) -> tuple:
         k = self.key
         return (not self.is_floor, canonical(k.depth, DEPTHS), k.method,
-                canonical(k.language, LANGUAGES), k.variant, self.label)
+                canonical(k.language, LANGUAGES), k.variant, k.setting, self.label)
 
 
 def _key(cell: Cell, repeat: int = 0) -> SeriesKey:
-    return SeriesKey(cell.language, cell.method, cell.depth, cell.variant, cell.dataset,
+    return SeriesKey(cell.language, cell.method, cell.depth, cell.variant, cell.setting,
+                     cell.dataset,
                      cell.threads, cell.page_size, cell.cold, repeat)
 
 
@@ -85,6 +87,8 @@ def label(key: SeriesKey, varying: set[str], floor: bool) -> str:
     if key.variant:
         # a raw cell's variant is the method whose file it reads
         parts.append(f"{key.variant} file" if floor else key.variant)
+    if key.setting:
+        parts.append(key.setting)
     if "dataset" in varying:
         parts.append(key.dataset)
     if "threads" in varying:
@@ -124,7 +128,7 @@ def floor_series(series: list[Series], n: int | None) -> list[Series]:
 
 
 def _setup(k: SeriesKey) -> tuple:
-    return (k.language, k.dataset, k.threads, k.page_size, k.cold)
+    return (k.language, k.setting, k.dataset, k.threads, k.page_size, k.cold)
 
 
 def _own_floor(s: Series, series: list[Series], n: int | None) -> Cell | None:
