@@ -24,6 +24,8 @@ class SizeEntry:
     avg: float            # encoded bytes per object
     gzip: float | None    # gzip bytes of the data file per object
     zstd: float | None
+    max_bytes: int | None  # the largest object (sizes task only)
+    loc: int | None        # non-blank lines of the method's own files (sizes task only)
 
     @property
     def label(self) -> str:
@@ -39,7 +41,8 @@ def _entry(cell: Cell) -> SizeEntry:
 
     return SizeEntry(cell.model, cell.language, cell.method, cell.variant, cell,
                      float(cell.counters["avg_object_bytes"]), per_object("gzip_bytes"),
-                     per_object("zstd_bytes"))
+                     per_object("zstd_bytes"), cell.counters.get("max_object_bytes"),
+                     cell.counters.get("loc"))
 
 
 def size_entries(cells: list[Cell]) -> dict[str, list[SizeEntry]]:
@@ -69,10 +72,14 @@ def _optional(value: float | None) -> str:
 def size_table(model: str, entries: list[SizeEntry]) -> Table:
     smallest = entries[0].avg
     rows = [Row([e.label, f"{e.avg:,.0f}", multiple(e.avg / smallest), _optional(e.gzip),
-                 _optional(e.zstd), f"{e.source.task}, n = {e.source.n:,}"]) for e in entries]
+                 _optional(e.zstd), _optional(e.max_bytes), _optional(e.loc),
+                 f"{e.source.task}, n = {e.source.n:,}"]) for e in entries]
     return Table(f"Sizes: {model}", ["implementation", "bytes / object", "× smallest",
-                                     "gzip bytes / object", "zstd bytes / object", "from"],
-                 rows, numeric=frozenset({1, 2, 3, 4}))
+                                     "gzip bytes / object", "zstd bytes / object",
+                                     "largest object (bytes)", "lines of code", "from"],
+                 rows, "Lines of code: non-blank lines of the files the driver lists as the "
+                 "method's own (its adapter; shared code and generated code not counted).",
+                 numeric=frozenset({1, 2, 3, 4, 5, 6}))
 
 
 def sizes_section(entries: dict[str, list[SizeEntry]]) -> Section | None:

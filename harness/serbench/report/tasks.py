@@ -14,6 +14,7 @@ from .data import Cell
 from .figures import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
                      floor_series, rankings)
+from .task_views import memory_views, micro_views, par_views, sort_views
 from .units import TimeUnit, multiple, number, unit_for
 
 
@@ -136,10 +137,18 @@ TASK_SPECS: dict[str, TaskSpec] = {
     "read_rand": TaskSpec("Random read", "n objects from one seeded random list shared by every "
                           "method and language: look up, read the page unless it is the current "
                           "one, decode, visit every field.", TIMED, reads=True),
-    "read_par": TaskSpec("Parallel read", "Several threads, each with its own file handle, over "
-                         "disjoint parts of the input.", TIMED, reads=True),
+    "read_par": TaskSpec("Parallel read", "T threads, each with its own file handle, read "
+                         "disjoint slices of a range (mode seq) or of the random id list (mode "
+                         "rand).", (par_views, ranking_tables), reads=True),
     "sort_dedup": TaskSpec("External sort with duplicate removal", "Sorted runs under a memory "
-                           "budget, then a merge that drops every duplicate.", TIMED, reads=True),
+                           "budget, written as paged files of the method, then a heap merge "
+                           "reading a page at a time per run that drops every duplicate.",
+                           (sort_views,), reads=True),
+    "memory": TaskSpec("Memory", "n objects materialized and kept; the live heap grows by the "
+                       "retained bytes.", (memory_views,), reads=True),
+    "micro": TaskSpec("Micro: encode and decode in memory", "Hot loops over n objects in "
+                      "memory: encode each (a fresh buffer per object, or one reused buffer), "
+                      "then decode and visit each.", (micro_views,)),
     "sizes": TaskSpec("Sizes", "Encoded and compressed sizes; shown in the sizes section.", ()),
 }
 

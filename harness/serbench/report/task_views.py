@@ -1,0 +1,273 @@
+"""The sections of the tasks that are not a time against n: read_par (throughput against
+threads), sort_dedup (time and peak RSS against the memory budget), memory (retained bytes per
+object) and micro (encode and decode per object, fresh against reused buffers, the `arrays`
+size sweep). Only measured (ok) cells become numbers; the rest are listed with their status."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .blocks import Plot, Row, Table
+from .data import Cell
+from .figures import LANGUAGE_SYMBOLS, TOP_LEGEND, _axis, _layout
+from .series import Series
+from .units import byte_size, number, unit_for
+
+DASHES = ("solid", "dot", "dash", "dashdot")
+
+
+def _base_label(s: Series, drop: tuple[str, ...]) -> str:
+    """The series label without the setting keys that become an axis or a column."""
+    k = s.key
+    kept = " ".join(f"{key}={v}" for key, v in _settings(k.setting).items() if key not in drop)
+    return " · ".join(filter(None, [k.language, "raw floor" if s.is_floor else k.method,
+                                    "" if s.is_floor else k.depth, k.variant, kept]))
+
+
+def _settings(setting: str) -> dict:
+    return {k: int(v) if v.isdigit() else v
+            for k, v in (item.split("=", 1) for item in setting.split())}
+
+
+def _cells(tm) -> list[tuple[Series, Cell]]:
+    return [(s, c) for s in tm.series for c in s.cells.values()]
+
+
+def _status_rows(pairs: list[tuple[Series, Cell]], width: int) -> list[Row]:
+    """Rows for cells without numbers, so a failure is never hidden by its absence."""
+    rows = []
+    for s, c in sorted(pairs, key=lambda sc: (sc[0].label, sc[1].n)):
+        if not c.measured:
+            status = c.status if c.status != "ok" else "no samples"
+            note = f"{status} {c.message}".strip()
+            rows.append(Row([s.label, f"{c.n:,}", *[""] * (width - 3), note], kind=status))
+    return rows
+
+
+def _marker(s: Series, palette, dash: int = 0) -> dict:
+    color = palette(s.key.method)
+    return {"line": {"color": color, "width": 1.5, "dash": DASHES[dash % len(DASHES)]},
+            "marker": {"color": color, "symbol": LANGUAGE_SYMBOLS.get(s.key.language, "circle"),
+                       "size": 7}}
+
+
+# -- read_par -----------------------------------------------------------------------------------
+
+def par_views(tm) -> list:
+    """Objects per second against threads, one line per implementation and mode, at n."""
+    lines: dict[str, list[tuple[int, Series, Cell]]] = defaultdict(list)
+    for s, c in _cells(tm):
+        if c.n == tm.n and c.measured:
+            lines[_base_label(s, ())].append((c.threads or 1, s, c))
+    if not lines:
+        return [Table(f"read_par · {tm.model}: nothing measured", ["implementation", "n",
+                                                                   "status"],
+                      _status_rows(_cells(tm), 3), badge=2)]
+    traces, rows = [], []
+    for label, points in sorted(lines.items()):
+        points.sort(key=lambda p: p[0])
+        rate = [c.n / (c.total.median / 1e9) for _, _, c in points]
+        mode = _settings(points[0][1].key.setting).get("mode", "")
+        traces.append({"type": "scatter", "mode": "lines+markers", "name": label,
+                       "x": [t for t, _, _ in points], "y": rate,
+                       **_marker(points[0][1], tm.palette, 0 if mode == "seq" else 2),
+                       "hovertemplate": f"<b>{label}</b><br>%{{x}} threads<br>"
+                                        "%{y:,.4~g} objects/s<extra></extra>"})
+        one = rate[0] if points[0][0] == 1 else None
+        for (t, _, c), r in zip(points, rate):
+            unit = unit_for(c.total.median)
+            rows.append(Row([label, f"{t}", f"{number(unit.of(c.total.median))} {unit.name}",
+                             f"{r:,.0f}", f"{r / one:.2f}x" if one else "",
+                             f"{c.reps:,}", "ok"]))
+    layout = _layout(f"read_par · {tm.model}: throughput against threads at n = {tm.n:,}",
+                     420, xaxis=_axis("threads", dtick=1), yaxis=_axis("objects per second"),
+                     legend=TOP_LEGEND)
+    plot = Plot(f"plot-{tm.slug}-threads", {"data": traces, "layout": layout},
+                "n objects divided by the median total time (threads started together, until "
+                "the last ends). Solid: mode seq (a range); dashed: mode rand (the random id "
+                "list). Marker: language.")
+    columns = ["implementation", "threads", "median time", "objects / s", "× 1 thread", "reps",
+               "status"]
+    failed = [(s, c) for s, c in _cells(tm) if c.n == tm.n]
+    table = Table(f"read_par · {tm.model} at n = {tm.n:,}", columns,
+                  rows + _status_rows(failed, len(columns)), numeric=frozenset({1, 2, 3, 4, 5}),
+                  badge=len(columns) - 1)
+    return [plot, table]
+
+
+# -- sort_dedup ---------------------------------------------------------------------------------
+
+def sort_views(tm) -> list:
+    """Time (phases) and peak RSS against the memory budget."""
+    lines: dict[str, list[tuple[int, Series, Cell]]] = defaultdict(list)
+    for s, c in _cells(tm):
+        if c.measured:
+            lines[_base_label(s, ("budget_bytes",))].append(
+                (_settings(c.setting).get("budget_bytes", 0), s, c))
+    columns = ["implementation", "budget", "median time", "phase 1 (runs)", "phase 2 (merge)",
+               "runs", "merge passes", "peak RSS", "RSS over start", "status"]
+    rows, time_traces, rss_traces = [], [], []
+    for label, points in sorted(lines.items()):
+        points.sort(key=lambda p: p[0])
+        style = _marker(points[0][1], tm.palette)
+        budgets = [b for b, _, _ in points]
+        time_traces.append({"type": "scatter", "mode": "lines+markers", "name": label,
+                            "x": budgets, "y": [c.total.median / 1e9 for _, _, c in points],
+                            "legendgroup": label, **style})
+        rss_traces.append({"type": "scatter", "mode": "lines+markers", "name": label,
+                           "x": budgets, "y": [c.counters.get("peak_rss_bytes", 0) / 2**20
+                                               for _, _, c in points],
+                           "xaxis": "x2", "yaxis": "y2", "legendgroup": label,
+                           "showlegend": False, **style})
+        rows += [_sort_row(label, b, c) for b, _, c in points]
+    blocks = []
+    if time_traces:
+        layout = _layout(f"sort_dedup · {tm.model}: time and peak RSS against the budget", 420,
+                         xaxis=_axis("memory budget (bytes)", log=True, domain=[0, 0.45]),
+                         yaxis=_axis("median time (s)"),
+                         xaxis2=_axis("memory budget (bytes)", log=True, domain=[0.55, 1],
+                                      anchor="y2"),
+                         yaxis2=_axis("peak RSS (MiB)", anchor="x2"), legend=TOP_LEGEND)
+        blocks.append(Plot(f"plot-{tm.slug}-budget", {"data": time_traces + rss_traces,
+                                                     "layout": layout},
+                           "Left: median total time of both phases. Right: the driver's peak "
+                           "RSS (VmHWM, reset at the task's start) against the budget."))
+    blocks.append(Table(f"sort_dedup · {tm.model}", columns,
+                        rows + _status_rows(_cells(tm), len(columns)),
+                        "Each output checked: the dataset's distinct count and the sequence "
+                        "checksum of its distinct objects in total order.",
+                        numeric=frozenset(range(1, 9)), badge=len(columns) - 1))
+    return blocks
+
+
+def _time(ns: float | None) -> str:
+    if ns is None:
+        return ""
+    unit = unit_for(ns)
+    return f"{number(unit.of(ns))} {unit.name}"
+
+
+def _sort_row(label: str, budget: int, c: Cell) -> Row:
+    counters = c.counters
+    peak, start = counters.get("peak_rss_bytes"), counters.get("rss_start_bytes")
+    return Row([label, byte_size(budget), _time(c.total.median), _time(c.extra.get("phase1_ns")),
+                _time(c.extra.get("phase2_ns")), f"{counters.get('runs', '')}",
+                f"{counters.get('merge_passes', '')}",
+                byte_size(peak) if peak is not None else "",
+                byte_size(max(peak - start, 0)) if peak is not None and start is not None else "",
+                "ok"])
+
+
+# -- memory -------------------------------------------------------------------------------------
+
+def memory_views(tm) -> list:
+    """Retained bytes per object of n materialized objects, smallest first."""
+    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured),
+                      key=lambda sc: (-sc[1].n, sc[1].counters.get("retained_bytes_per_object",
+                                                                     0), sc[0].label))
+    columns = ["implementation", "n", "retained bytes / object", "peak RSS", "accounting",
+               "materialize time", "status"]
+    rows = [Row([s.label, f"{c.n:,}", f"{c.counters.get('retained_bytes_per_object', 0):,.1f}",
+                 byte_size(c.counters.get("peak_rss_bytes", 0)),
+                 str(c.counters.get("accounting", "")), _time(c.total.median), "ok"])
+            for s, c in measured]
+    blocks = []
+    at_n = [(s, c) for s, c in measured if c.n == tm.n]
+    if at_n:
+        figure = {"data": [{"type": "bar", "orientation": "h", "y": [s.label for s, _ in at_n],
+                            "x": [c.counters.get("retained_bytes_per_object", 0)
+                                  for _, c in at_n],
+                            "marker": {"color": [tm.palette(s.key.method) for s, _ in at_n]},
+                            "hovertemplate": "%{y}<br>%{x:,.1f} B per object<extra></extra>"}],
+                  "layout": _layout(f"memory · {tm.model}: retained bytes per object at "
+                                    f"n = {tm.n:,}", max(260, 110 + 24 * len(at_n)),
+                                    xaxis=_axis("bytes per object"),
+                                    yaxis={"autorange": "reversed", "automargin": True})}
+        blocks.append(Plot(f"plot-{tm.slug}-bytes", figure,
+                           "Live heap after materializing n objects minus before, per object "
+                           "(the container included), by the accounting each row names."))
+    blocks.append(Table(f"memory · {tm.model}", columns,
+                        rows + _status_rows(_cells(tm), len(columns)),
+                        numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1))
+    return blocks
+
+
+# -- micro --------------------------------------------------------------------------------------
+
+def _per_object(c: Cell, key: str) -> float | None:
+    ns = c.extra.get(key)
+    done = c.n * c.counters.get("iterations", 1)
+    return ns / done if ns is not None and done else None
+
+
+def _mb_per_s(c: Cell, key: str) -> float | None:
+    ns = c.extra.get(key)
+    total = c.counters.get("encoded_bytes", 0) * c.counters.get("iterations", 1)
+    return total / ns * 1000 if ns else None
+
+
+def micro_views(tm) -> list:
+    """ns per object and MB/s of encode and decode, fresh against reused buffers; for the
+    `arrays` sweep, ns per object against k."""
+    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured and c.n == tm.n),
+                      key=lambda sc: sc[0].label)
+    columns = ["implementation", "n", "encode ns / object", "decode ns / object",
+               "encode MB/s", "decode MB/s", "status"]
+
+    def cell_text(value: float | None) -> str:
+        return number(value) if value is not None else ""
+
+    rows = [Row([s.label, f"{c.n:,}", cell_text(_per_object(c, "encode_ns")),
+                 cell_text(_per_object(c, "decode_ns")), cell_text(_mb_per_s(c, "encode_ns")),
+                 cell_text(_mb_per_s(c, "decode_ns")), "ok"]) for s, c in measured]
+    sweep = any("k" in _settings(s.key.setting) for s, _ in measured)
+    blocks = [_sweep_plot(tm, measured) if sweep else _buffer_plot(tm, measured)] \
+        if measured else []
+    blocks.append(Table(f"micro · {tm.model} at n = {tm.n:,}" if tm.n else
+                        f"micro · {tm.model}", columns,
+                        rows + _status_rows(_cells(tm), len(columns)),
+                        "Per object: the repetition's encode (or decode) time over n objects × "
+                        "iterations, median over repetitions. MB/s: encoded bytes per second.",
+                        numeric=frozenset(range(1, 6)), badge=len(columns) - 1))
+    return blocks
+
+
+def _buffer_plot(tm, measured) -> Plot:
+    traces = []
+    for phase, key in (("encode", "encode_ns"), ("decode", "decode_ns")):
+        for buffer, pattern in (("fresh", ""), ("reused", "/")):
+            chosen = [(s, c) for s, c in measured
+                      if _settings(s.key.setting).get("buffer") == buffer]
+            labels = [_base_label(s, ("buffer",)) for s, _ in chosen]
+            traces.append({"type": "bar", "orientation": "h", "name": f"{phase}, {buffer}",
+                           "y": labels, "x": [_per_object(c, key) for _, c in chosen],
+                           "marker": {"color": "#4c78a8" if phase == "encode" else "#f58518",
+                                      "pattern": {"shape": pattern}},
+                           "hovertemplate": f"%{{y}}<br>{phase} {buffer} %{{x:,.4~g}} ns per "
+                                            "object<extra></extra>"})
+    height = max(280, 110 + 60 * len({_base_label(s, ("buffer",)) for s, _ in measured}))
+    layout = _layout(f"micro · {tm.model}: ns per object, fresh and reused buffers", height,
+                     barmode="group", xaxis=_axis("ns per object"),
+                     yaxis={"autorange": "reversed", "automargin": True}, legend=TOP_LEGEND)
+    return Plot(f"plot-{tm.slug}-buffers", {"data": traces, "layout": layout},
+                "Hatched: one reused output buffer; plain: a fresh buffer per object.")
+
+
+def _sweep_plot(tm, measured) -> Plot:
+    lines: dict[tuple[str, str], list[tuple[int, Cell, Series]]] = defaultdict(list)
+    for s, c in measured:
+        for phase in ("encode", "decode"):
+            lines[(_base_label(s, ("k",)), phase)].append((_settings(s.key.setting)["k"], c, s))
+    traces = []
+    for (label, phase), points in sorted(lines.items()):
+        points.sort(key=lambda p: p[0])
+        traces.append({"type": "scatter", "mode": "lines+markers", "name": f"{label} · {phase}",
+                       "x": [k for k, _, _ in points],
+                       "y": [_per_object(c, f"{phase}_ns") for _, c, _ in points],
+                       **_marker(points[0][2], tm.palette,
+                                 (phase == "decode") * 2 + ("reused" in label))})
+    layout = _layout(f"micro · {tm.model}: ns per object against k", 460,
+                     xaxis=_axis("k (strings and ints per object)", log=True),
+                     yaxis=_axis("ns per object", log=True), legend=TOP_LEGEND)
+    return Plot(f"plot-{tm.slug}-sweep", {"data": traces, "layout": layout},
+                "`arrays` objects of k strings and k ints; line style: encode or decode, fresh "
+                "or reused buffer.")

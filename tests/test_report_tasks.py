@@ -1,0 +1,143 @@
+"""The report sections of read_par, sort_dedup, memory, micro and sizes, from a results database
+written through the results module (so `setting` and the samples' own times round-trip)."""
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from serbench.plan import Cell as PlanCell
+from serbench.report import render_run
+from serbench.report.blocks import Plot, Table
+from serbench.report.data import load_run
+from serbench.report.render import build_sections
+from serbench.results import CellResult, Results
+
+RUN = "run-tasks"
+PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"}, "drivers": {},
+              "git": {"commit": "abc", "dirty": False}}
+N = 1000
+BASE = PlanCell(language="rust", task="read_par", model="trade", method="handcoded",
+                depth="materialize", variant="", setting="", dataset="default",
+                dataset_dir=Path("/data/default"), n=N, threads=1, page_size=4096, cold=True,
+                warmups=0, repetitions=3, seed=42, timeout_s=60.0, pin_cpus="")
+
+
+def samples(total_ns: int, **extra) -> list[dict]:
+    return [{"rep": i, "warmup": False, "total_ns": total_ns + i, "cpu_ns": total_ns + i,
+             "io_ns": 0, **extra} for i in range(3)]
+
+
+def ok(total_ns: int, counters: dict, **extra) -> CellResult:
+    checksum = {"count": N, "sum": "00000000000000ff"}
+    return CellResult("ok", expected=checksum, got=checksum, counters=counters,
+                      samples=samples(total_ns, **extra))
+
+
+# (cell changes, result): read_par 1 and 2 threads, two budgets, memory, micro fresh/reused,
+# an arrays sweep, a sizes cell and an invalid micro cell whose samples must never show
+CELLS = [
+    (dict(setting="mode=seq"), ok(2_000_000, {"objects": N, "threads": 1, "pages_read": 4},
+                                  thread_ns=[1])),
+    (dict(setting="mode=seq", threads=2), ok(1_000_000, {"objects": N, "threads": 2,
+                                                         "pages_read": 5}, thread_ns=[1, 1])),
+    (dict(task="sort_dedup", setting="budget_bytes=65536"),
+     ok(9_000_000, {"runs": 7, "merge_passes": 1, "peak_rss_bytes": 9 * 2**20,
+                    "rss_start_bytes": 8 * 2**20}, phase1_ns=6_000_000, phase2_ns=3_000_000)),
+    (dict(task="sort_dedup", setting="budget_bytes=1048576"),
+     ok(7_000_000, {"runs": 1, "merge_passes": 1, "peak_rss_bytes": 10 * 2**20,
+                    "rss_start_bytes": 8 * 2**20}, phase1_ns=6_000_000, phase2_ns=1_000_000)),
+    (dict(task="memory"), ok(500_000, {"objects": N, "retained_bytes": 123_000,
+                                       "retained_bytes_per_object": 123.0,
+                                       "peak_rss_bytes": 2**22, "accounting": "counting_allocator"})),
+    (dict(task="micro", setting="buffer=fresh"),
+     ok(5_000_000, {"objects": N, "iterations": 10, "encoded_bytes": 200_000},
+        encode_ns=3_000_000, decode_ns=2_000_000)),
+    (dict(task="micro", setting="buffer=reused"),
+     ok(4_000_000, {"objects": N, "iterations": 10, "encoded_bytes": 200_000},
+        encode_ns=2_000_000, decode_ns=2_000_000)),
+    (dict(task="micro", model="arrays", setting="buffer=reused k=100"),
+     ok(1_000_000, {"objects": N, "iterations": 1, "encoded_bytes": 1_000_000},
+        encode_ns=400_000, decode_ns=600_000)),
+    (dict(task="micro", model="arrays", setting="buffer=reused k=1000"),
+     ok(9_000_000, {"objects": N, "iterations": 1, "encoded_bytes": 10_000_000},
+        encode_ns=4_000_000, decode_ns=5_000_000)),
+    (dict(task="micro", method="json", setting="buffer=fresh"),
+     CellResult("invalid", "checksum_mismatch", "micro: sum differs")),
+    (dict(task="sizes", depth=""),
+     CellResult("ok", counters={"objects": N, "avg_object_bytes": 150.0,
+                                "max_object_bytes": 400, "data_bytes": 160_000,
+                                "gzip_bytes": 50_000, "zstd_bytes": 40_000, "loc": 321,
+                                "files": 2})),
+]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("tasks") / "results.duckdb"
+    with Results(path) as results:
+        results.begin_run(RUN, "tasks", "[[group]]", 42, PROVENANCE, {})
+        for i, (changes, result) in enumerate(CELLS, 1):
+            results.add_cell(RUN, replace(BASE, cell_id=i, **changes), result)
+        results.finish_run(RUN, "complete")
+    return path
+
+
+def section(db: Path, section_id: str):
+    sections = build_sections(load_run(db, RUN))
+    found = [c for s in sections for c in [s, *s.children] if c.id == section_id]
+    assert found, f"no section {section_id}"
+    return found[0]
+
+
+def table(sec, title_start: str) -> Table:
+    return next(b for b in sec.blocks if isinstance(b, Table) and b.title.startswith(title_start))
+
+
+def test_read_par_shows_throughput_and_speedup_per_thread_count(db):
+    sec = section(db, "read_par-trade")
+    rows = table(sec, "read_par · trade at").rows
+    assert [(r.values[1], r.values[3], r.values[4]) for r in rows] == [
+        ("1", f"{N / 2_000_001e-9:,.0f}", "1.00x"), ("2", f"{N / 1_000_001e-9:,.0f}", "2.00x")]
+    plot = next(b for b in sec.blocks if isinstance(b, Plot))
+    assert plot.figure["data"][0]["x"] == [1, 2]
+
+
+def test_sort_dedup_shows_phases_and_peak_rss_per_budget(db):
+    rows = table(section(db, "sort_dedup-trade"), "sort_dedup").rows
+    assert [r.values[1:9] for r in rows] == [
+        ["64.0 KiB", "9.00 ms", "6.00 ms", "3.00 ms", "7", "1", "9,216 KiB", "1,024 KiB"],
+        ["1,024 KiB", "7.00 ms", "6.00 ms", "1.00 ms", "1", "1", "10.0 MiB", "2,048 KiB"]]
+
+
+def test_memory_shows_retained_bytes_per_object(db):
+    (row,) = table(section(db, "memory-trade"), "memory").rows
+    assert row.values[2:5] == ["123.0", "4,096 KiB", "counting_allocator"]
+
+
+def test_micro_shows_ns_per_object_and_mb_per_s_fresh_and_reused(db):
+    rows = {r.values[0]: r for r in table(section(db, "micro-trade"), "micro").rows}
+    fresh = rows["rust · handcoded · materialize · buffer=fresh"].values
+    # encode: 3 ms over 1000 objects × 10 iterations; 2 MB encoded in 3 ms
+    assert fresh[2:6] == ["300", "200", f"{2_000_000 / 3_000_000 * 1000:.0f}", "1,000"]
+    invalid = rows["rust · json · materialize · buffer=fresh"]
+    assert invalid.kind == "invalid" and invalid.values[2:6] == ["", "", "", ""]
+
+
+def test_micro_on_arrays_plots_the_size_sweep(db):
+    sec = section(db, "micro-arrays")
+    plot = next(b for b in sec.blocks if isinstance(b, Plot))
+    assert plot.id == "plot-micro-arrays-sweep"
+    encode = next(t for t in plot.figure["data"] if t["name"].endswith("encode"))
+    assert encode["x"] == [100, 1000] and encode["y"] == [400.0, 4000.0]
+
+
+def test_sizes_table_has_compressed_sizes_and_lines_of_code(db):
+    (row,) = table(section(db, "sizes-trade"), "Sizes: trade").rows
+    assert row.values[3:7] == ["50", "40", "400", "321"]
+
+
+def test_the_whole_report_renders(db, tmp_path):
+    html, md = render_run(db, RUN, tmp_path)
+    text = md.read_text()
+    for title in ("Parallel read", "External sort", "Memory", "Micro"):
+        assert title in text
