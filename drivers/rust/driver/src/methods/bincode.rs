@@ -4,7 +4,6 @@
 
 use serbench_model::{Hasher, ModelType};
 
-use super::serde_fill::Filled;
 use super::{fold_decoded, Codec, DecodeError, Method};
 use crate::protocol::Depth;
 
@@ -14,16 +13,13 @@ pub struct Bincode;
 impl Method for Bincode {
     const ID: &'static str = "bincode";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
-    const FILES: &'static [&'static str] = &[
-        "drivers/rust/driver/src/methods/bincode.rs",
-        "drivers/rust/driver/src/methods/serde_fill.rs",
-    ];
+    const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bincode.rs"];
 }
 
 impl<M: ModelType> Codec<M> for Bincode {
     #[inline]
     fn encode(&mut self, value: &M, out: &mut Vec<u8>) {
-        bincode::serialize_into(out, &Filled(value)).expect("model values always serialize");
+        bincode::serialize_into(out, value).expect("model values always serialize");
     }
 
     #[inline]

@@ -7,7 +7,6 @@ pub mod bincode;
 pub mod handcoded;
 pub mod json_gzip;
 pub mod raw;
-mod serde_fill;
 
 use std::fmt;
 
