@@ -267,5 +267,7 @@ fn absent_optionals_are_omitted_in_json_and_kept_in_positional_formats() {
 #[test]
 fn raw_identifiers_are_keyed_without_their_prefix() {
     let org: Org = from_json(ORG.as_bytes()).unwrap();
-    assert!(serde_json::to_string(&org).unwrap().contains(r#""type":"FOO""#));
+    assert!(serde_json::to_string(&org)
+        .unwrap()
+        .contains(r#""type":"FOO""#));
 }

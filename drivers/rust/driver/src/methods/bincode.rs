@@ -1,7 +1,8 @@
 //! `bincode`: bincode 1.3.3 with the default options of `bincode::serialize` and
 //! `bincode::deserialize` (fixed-width little-endian integers, u64 lengths), encoding into
-//! the reused page buffer.
+//! the reused page buffer, except that a reader rejects bytes after the object.
 
+use bincode::Options;
 use serbench_model::{Hasher, ModelType};
 
 use super::{fold_decoded, Codec, DecodeError, Method};
@@ -24,7 +25,11 @@ impl<M: ModelType> Codec<M> for Bincode {
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        bincode::deserialize(bytes).map_err(|e| DecodeError::new(0, format!("bincode: {e}")))
+        // `bincode::deserialize`'s options, but trailing bytes are corruption here
+        bincode::DefaultOptions::new()
+            .with_fixint_encoding()
+            .deserialize(bytes)
+            .map_err(|e| DecodeError::new(0, format!("bincode: {e}")))
     }
 
     #[inline]
