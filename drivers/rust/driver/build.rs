@@ -1,48 +1,27 @@
-//! Records what `info` must report as facts, not hopes: the versions of the linked libraries
-//! (from the workspace's Cargo.lock, which `--locked` builds follow), the rustc that compiles
-//! this crate and the profile settings it is built with.
+//! Records what `info` must report as facts, not hopes: every library linked into the driver
+//! with the version Cargo resolved for this build, the rustc that compiles this crate and the
+//! profile settings it is built with.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::env;
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-/// Every library linked into the driver (`cargo tree -e normal`, proc macros left out),
-/// reported in `info.libraries`. A library that leaves Cargo.lock fails the build, so the list
-/// cannot claim one that is gone.
-const LIBRARIES: &[&str] = &[
-    "serde",
-    "serde_core",
-    "serde_json",
-    "serde_path_to_error",
-    "itoa",
-    "memchr",
-    "zmij",
-    "bincode",
-    "flate2",
-    "miniz_oxide",
-    "adler2",
-    "simd-adler32",
-    "crc32fast",
-    "cfg-if",
-    "libc",
-    "mimalloc",
-    "libmimalloc-sys",
-];
-
 fn main() {
-    let workspace = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
-    let lock = workspace.join("Cargo.lock");
+    let manifest_dir = env::var("CARGO_MANIFEST_DIR").unwrap();
+    let workspace = Path::new(&manifest_dir).join("..");
     let manifest = workspace.join("Cargo.toml");
-    println!("cargo:rerun-if-changed={}", lock.display());
-    println!("cargo:rerun-if-changed={}", manifest.display());
+    for file in [
+        workspace.join("Cargo.lock"),
+        manifest.clone(),
+        Path::new(&manifest_dir).join("Cargo.toml"),
+        workspace.join("model/Cargo.toml"),
+    ] {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
 
-    let lock = fs::read_to_string(lock).expect("the workspace has a Cargo.lock");
-    let versions: Vec<String> = LIBRARIES
-        .iter()
-        .map(|name| format!("{name}={}", locked_version(&lock, name)))
-        .collect();
-    println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", versions.join(";"));
+    println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", linked_libraries());
 
     let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let version = Command::new(rustc)
@@ -61,21 +40,49 @@ fn main() {
     );
 }
 
-/// The version of `name` in Cargo.lock (`[[package]]` blocks of `name = ` then `version = `).
-fn locked_version(lock: &str, name: &str) -> String {
-    let wanted = format!("name = \"{name}\"");
-    let mut lines = lock.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == wanted {
-            if let Some(version) = lines
-                .next()
-                .and_then(|l| l.trim().strip_prefix("version = "))
-            {
-                return version.trim_matches('"').to_string();
-            }
+/// `name=version;…` of every package linked into the driver: what `cargo tree` resolves for
+/// this package and target (offline, from Cargo.lock) along normal dependencies, so the
+/// crates of build scripts and proc macros (run at compile time, not linked) stay out. This
+/// project's own crates are left out; a name linked at two versions lists both.
+fn linked_libraries() -> String {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let manifest = Path::new(&env::var("CARGO_MANIFEST_DIR").unwrap()).join("Cargo.toml");
+    let out = Command::new(cargo)
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "--edges",
+            "normal,no-proc-macro",
+        ])
+        .args(["--target", &env::var("TARGET").unwrap()])
+        .args(["--prefix", "none", "--format", "{p}", "--package"])
+        .arg(env::var("CARGO_PKG_NAME").unwrap())
+        .arg("--manifest-path")
+        .arg(manifest)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut versions: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let package = line.trim_end_matches(" (*)");
+        // `name vX.Y.Z`; path packages (this workspace) add ` (/their/path)`
+        if let (Some((name, version)), false) = (package.split_once(" v"), package.contains(" (")) {
+            versions
+                .entry(name.to_string())
+                .or_default()
+                .insert(version.to_string());
         }
     }
-    panic!("{name} is not in Cargo.lock");
+    versions
+        .into_iter()
+        .map(|(name, v)| format!("{name}={}", Vec::from_iter(v).join(", ")))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// `opt-level=3 lto=fat codegen-units=1`: the real opt level, then the other settings of the

@@ -79,6 +79,7 @@ registry! {
         crate::methods::handcoded::Handcoded,
         crate::methods::bincode::Bincode,
         crate::methods::json_gzip::JsonGzip,
+        crate::methods::json::Json,
         crate::methods::raw::Raw,
     }
     tasks {

@@ -2,7 +2,8 @@
 //! serde, the logical checksum, the total order, and strict JSON Lines loading.
 //!
 //! Every struct derives, from one field list in canonical order, `Serialize`/`Deserialize`
-//! (canonical keys, absent optionals omitted, unknown keys rejected), [`Checksum`] and
+//! (canonical keys, absent optionals omitted in human-readable formats, unknown keys
+//! rejected), [`Checksum`] and
 //! [`TotalOrder`]. Model roots implement [`ModelType`]; [`dispatch!`] turns a run-time
 //! [`ModelId`] into a call of generic code.
 

@@ -1,6 +1,45 @@
 //! `model_struct!` declares a model struct once and derives from that single field list
 //! everything that must follow canonical order: the serde shape, the checksum fold and the
 //! total order. Adding or moving a field therefore cannot desynchronise them.
+//!
+//! The serde shape depends on the format: human-readable ones (JSON) omit absent optionals,
+//! as canonical JSON wants; the others (bincode, postcard, …, which read fields by position)
+//! get every field, an absent optional as `None`.
+
+/// Whether a field's value is an absent optional (only `Option` can be).
+pub trait Omittable {
+    #[inline(always)]
+    fn is_absent(&self) -> bool {
+        false
+    }
+}
+
+impl<T> Omittable for Option<T> {
+    #[inline(always)]
+    fn is_absent(&self) -> bool {
+        self.is_none()
+    }
+}
+
+impl<T> Omittable for Vec<T> {}
+impl<T: ?Sized> Omittable for Box<T> {}
+
+macro_rules! never_absent {
+    ($($t:ty)*) => {$( impl $crate::model_struct::Omittable for $t {} )*};
+}
+
+never_absent!(i8 i16 i32 i64 f64 bool String);
+
+/// The serde key of a field: its name without the `r#` of a raw identifier (`r#type`).
+pub const fn key(ident: &'static str) -> &'static str {
+    match ident.as_bytes() {
+        [b'r', b'#', rest @ ..] => match std::str::from_utf8(rest) {
+            Ok(key) => key,
+            Err(_) => panic!("an identifier is UTF-8"),
+        },
+        _ => ident,
+    }
+}
 
 /// ```text
 /// model_struct! {
@@ -18,10 +57,31 @@ macro_rules! model_struct {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*
+        }
+
+        impl $crate::model_struct::Omittable for $name {}
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                use ::serde::ser::SerializeStruct;
+                use $crate::model_struct::{key, Omittable};
+                let omit = s.is_human_readable();
+                let len = 0 $( + !(omit && self.$field.is_absent()) as usize )*;
+                let mut out = s.serialize_struct(stringify!($name), len)?;
+                $({
+                    const KEY: &str = key(stringify!($field));
+                    if omit && self.$field.is_absent() {
+                        out.skip_field(KEY)?;
+                    } else {
+                        out.serialize_field(KEY, &self.$field)?;
+                    }
+                })*
+                out.end()
+            }
         }
 
         impl $crate::checksum::Checksum for $name {

@@ -35,6 +35,8 @@ impl OrgType {
     }
 }
 
+never_absent!(OrgType);
+
 impl Checksum for OrgType {
     #[inline]
     fn fold(&self, h: &mut Hasher) {

@@ -244,3 +244,30 @@ fn entries_order_negative_zero_first() {
     assert_eq!(a.total_cmp(&b), Ordering::Less);
     assert_eq!(c.total_cmp(&a), Ordering::Less);
 }
+
+/// Absent optionals are left out only in human-readable formats: a positional binary format
+/// (bincode) gets every field and reads the value back, absent optionals included.
+#[test]
+fn absent_optionals_are_omitted_in_json_and_kept_in_positional_formats() {
+    let (_, _, value) = golden()
+        .into_iter()
+        .find(|(model, _, value)| {
+            *model == ModelId::Tweet && value.get("in_reply_to_status_id").is_none()
+        })
+        .expect("a golden tweet with absent optionals");
+    let tweet: Tweet = from_json(value.to_string().as_bytes()).unwrap();
+    assert!(tweet.in_reply_to_status_id.is_none());
+    assert!(!serde_json::to_string(&tweet)
+        .unwrap()
+        .contains("in_reply_to_status_id"));
+    let bytes = bincode::serialize(&tweet).unwrap();
+    assert_eq!(bincode::deserialize::<Tweet>(&bytes).unwrap(), tweet);
+}
+
+#[test]
+fn raw_identifiers_are_keyed_without_their_prefix() {
+    let org: Org = from_json(ORG.as_bytes()).unwrap();
+    assert!(serde_json::to_string(&org)
+        .unwrap()
+        .contains(r#""type":"FOO""#));
+}

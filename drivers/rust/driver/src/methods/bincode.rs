@@ -1,10 +1,10 @@
 //! `bincode`: bincode 1.3.3 with the default options of `bincode::serialize` and
 //! `bincode::deserialize` (fixed-width little-endian integers, u64 lengths), encoding into
-//! the reused page buffer.
+//! the reused page buffer, except that a reader rejects bytes after the object.
 
+use bincode::Options;
 use serbench_model::{Hasher, ModelType};
 
-use super::serde_fill::Filled;
 use super::{fold_decoded, Codec, DecodeError, Method};
 use crate::protocol::Depth;
 
@@ -14,21 +14,22 @@ pub struct Bincode;
 impl Method for Bincode {
     const ID: &'static str = "bincode";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
-    const FILES: &'static [&'static str] = &[
-        "drivers/rust/driver/src/methods/bincode.rs",
-        "drivers/rust/driver/src/methods/serde_fill.rs",
-    ];
+    const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bincode.rs"];
 }
 
 impl<M: ModelType> Codec<M> for Bincode {
     #[inline]
     fn encode(&mut self, value: &M, out: &mut Vec<u8>) {
-        bincode::serialize_into(out, &Filled(value)).expect("model values always serialize");
+        bincode::serialize_into(out, value).expect("model values always serialize");
     }
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        bincode::deserialize(bytes).map_err(|e| DecodeError::new(0, format!("bincode: {e}")))
+        // `bincode::deserialize`'s options, but trailing bytes are corruption here
+        bincode::DefaultOptions::new()
+            .with_fixint_encoding()
+            .deserialize(bytes)
+            .map_err(|e| DecodeError::new(0, format!("bincode: {e}")))
     }
 
     #[inline]

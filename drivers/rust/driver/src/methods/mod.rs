@@ -5,9 +5,9 @@
 
 pub mod bincode;
 pub mod handcoded;
+pub mod json;
 pub mod json_gzip;
 pub mod raw;
-mod serde_fill;
 
 use std::fmt;
 
@@ -199,5 +199,154 @@ mod golden_tests {
                 with_codec(method.id, model, Golden { model }).unwrap();
             }
         }
+    }
+}
+
+/// Bad input is a [`DecodeError`], never a panic: every method that writes, on every model,
+/// given its own golden objects truncated, with a byte more, with bytes flipped, or another
+/// model's objects, or garbage.
+#[cfg(test)]
+mod bad_input_tests {
+    use serbench_model::{ModelId, ModelType};
+
+    use super::Codec;
+    use crate::protocol::Depth;
+    use crate::registry::{with_codec, CodecJob, METHODS};
+    use crate::tasks::load_objects;
+    use crate::test_support::vectors;
+
+    struct EncodeGolden {
+        model: ModelId,
+    }
+
+    impl CodecJob for EncodeGolden {
+        type Output = Vec<Vec<u8>>;
+
+        fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Vec<Vec<u8>> {
+            let objects: Vec<M> =
+                load_objects(&vectors().join(format!("{}.jsonl", self.model))).unwrap();
+            let encode = |object| {
+                let mut out = Vec::new();
+                codec.encode(object, &mut out);
+                out
+            };
+            objects.iter().map(encode).collect()
+        }
+    }
+
+    /// Reads every input at every depth; how many of the inputs read without an error.
+    struct ReadAll<'a> {
+        inputs: &'a [Vec<u8>],
+    }
+
+    impl CodecJob for ReadAll<'_> {
+        type Output = Vec<usize>;
+
+        fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Vec<usize> {
+            let mut read = Vec::new();
+            for (i, bytes) in self.inputs.iter().enumerate() {
+                let mut ok = codec.decode(bytes).is_ok();
+                for &depth in C::DEPTHS.iter().filter(|&&d| d != Depth::Materialize) {
+                    let mut h = serbench_model::Hasher::new();
+                    ok |= codec.fold(bytes, depth, &mut h).is_ok();
+                }
+                if ok {
+                    read.push(i);
+                }
+            }
+            read
+        }
+    }
+
+    fn each_method_and_model(mut check: impl FnMut(&str, ModelId, Vec<Vec<u8>>)) {
+        for method in METHODS.iter().filter(|m| m.writes) {
+            for model in ModelId::ALL {
+                let golden = with_codec(method.id, model, EncodeGolden { model }).unwrap();
+                check(method.id, model, golden);
+            }
+        }
+    }
+
+    fn read(method: &str, model: ModelId, inputs: &[Vec<u8>]) -> Vec<usize> {
+        with_codec(method, model, ReadAll { inputs }).unwrap()
+    }
+
+    /// Prefixes of `bytes`: all of them for small objects, a spread for large ones.
+    fn prefixes(bytes: &[u8]) -> Vec<Vec<u8>> {
+        let step = (bytes.len() / 300).max(1);
+        let ends = (0..bytes.len())
+            .step_by(step)
+            .chain(bytes.len().saturating_sub(8)..bytes.len());
+        ends.map(|end| bytes[..end].to_vec()).collect()
+    }
+
+    #[test]
+    fn truncated_objects_and_trailing_bytes_are_errors() {
+        each_method_and_model(|method, model, golden| {
+            for object in golden {
+                let mut bad = prefixes(&object);
+                bad.push([&object[..], &[0]].concat());
+                assert_eq!(read(method, model, &bad), [0usize; 0], "{method} {model}");
+            }
+        });
+    }
+
+    /// Formats that name their fields; in a positional format another model's object may
+    /// happen to read (e.g. `handcoded` reads some parts as customers).
+    const SELF_DESCRIBING: &[&str] = &["json", "json_gzip", "msgpack", "bson", "flexbuffers"];
+
+    #[test]
+    fn another_models_objects_are_errors_in_self_describing_formats() {
+        each_method_and_model(|method, model, golden| {
+            for other in ModelId::ALL.into_iter().filter(|&m| m != model) {
+                let read = read(method, other, &golden);
+                if SELF_DESCRIBING.contains(&method) {
+                    assert!(read.is_empty(), "{method}: {model} objects read as {other}");
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut garbage = |len| -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 24) as u8
+                })
+                .collect()
+        };
+        let inputs: Vec<Vec<u8>> = [1, 2, 5, 16, 64, 300, 4096]
+            .iter()
+            .flat_map(|&len| [garbage(len), garbage(len), vec![0xff; len]])
+            .collect();
+        each_method_and_model(|method, model, _| {
+            assert!(read(method, model, &inputs).is_empty(), "{method} {model}");
+        });
+    }
+
+    /// A flipped byte may still read (a changed number); it must not panic.
+    #[test]
+    fn flipped_bytes_never_panic() {
+        each_method_and_model(|method, model, golden| {
+            for object in golden {
+                let step = (object.len() / 200).max(1);
+                let flipped: Vec<Vec<u8>> = (0..object.len())
+                    .step_by(step)
+                    .flat_map(|at| {
+                        [0xff, 0x80, 0x01].map(|mask| {
+                            let mut bad = object.clone();
+                            bad[at] ^= mask;
+                            bad
+                        })
+                    })
+                    .collect();
+                read(method, model, &flipped);
+            }
+        });
     }
 }
