@@ -41,13 +41,14 @@ def cells_of(text: str, infos=None, sizes=None):
 def test_embedded_plans_load():
     default = load_plan(None)
     assert default.name == "default" and default.source == "embedded:default"
-    assert default.params.warmups == 1 and default.params.repetitions == 5
     assert default.params.cold is True and default.params.raw is True
     group = default.groups[0]
-    assert group.tasks == ("write", "read_seq", "read_rand")
+    assert group.tasks == ("write", "read_seq", "read_rand", "sizes")
     assert group.methods is None and group.models is None  # "*"
     full = load_embedded("full")
     assert full.name == "full" and len(full.groups) > 1
+    every = {t for plan in (default, full) for g in plan.groups for t in g.tasks}
+    assert every == set(ALL_TASKS)  # both plans measure every task
 
 
 def test_plan_file_and_default_name(tmp_path):
