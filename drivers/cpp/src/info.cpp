@@ -2,6 +2,9 @@
 // The build records its compiler and flags (SERBENCH_COMPILER, SERBENCH_CXX_FLAGS); library
 // versions come from the headers actually compiled in.
 
+#include <capnp/common.h>
+#include <flatbuffers/base.h>
+#include <google/protobuf/stubs/common.h>
 #include <rapidjson/rapidjson.h>
 
 #include "cell.h"
@@ -9,6 +12,21 @@
 #include "ops.h"
 
 namespace serbench {
+
+namespace {
+
+// The libprotobuf linked in: its own report of the version it was built as.
+std::string protobuf_version() {
+  GOOGLE_PROTOBUF_VERIFY_VERSION;  // the headers compiled in match the library linked
+  return google::protobuf::internal::VersionString(GOOGLE_PROTOBUF_VERSION);
+}
+
+std::string capnp_version() {
+  return std::to_string(CAPNP_VERSION_MAJOR) + "." + std::to_string(CAPNP_VERSION_MINOR) + "." +
+         std::to_string(CAPNP_VERSION_MICRO);
+}
+
+}  // namespace
 
 Json info() {
   Json::Array model_names;
@@ -31,7 +49,10 @@ Json info() {
                                    {"build_type", SERBENCH_BUILD_TYPE},
                                    {"flags", SERBENCH_CXX_FLAGS}})},
        {"libraries", Json::object({{"rapidjson", RAPIDJSON_VERSION_STRING},
-                                   {"libstdc++", std::to_string(__GLIBCXX__)}})},
+                                   {"libstdc++", std::to_string(__GLIBCXX__)},
+                                   {"libprotobuf", protobuf_version()},
+                                   {"flatbuffers", flatbuffers::FLATBUFFERS_VERSION()},
+                                   {"capnproto", capnp_version()}})},
        {"models", std::move(model_names)},
        {"tasks", Json::array_of(tasks())},
        {"methods", std::move(method_specs)},

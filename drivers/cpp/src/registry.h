@@ -3,8 +3,11 @@
 // are two axes; registry.cpp compiles every task, and the protocol's other operations, for
 // every method and every model.
 
+#include "methods/capnp.h"
+#include "methods/flatbuffers.h"
 #include "methods/handcoded.h"
 #include "methods/inplace.h"
+#include "methods/protobuf.h"
 #include "methods/raw.h"
 #include "model/record.h"
 #include "tasks/read_rand.h"
@@ -17,7 +20,10 @@ namespace serbench {
 using Methods = TypeList<
     Handcoded,
     InPlaceMethod,
-    Raw>;
+    Raw,
+    Protobuf,
+    FlatBuffers,
+    Capnp>;
 
 using Tasks = TypeList<
     Write,

@@ -1,0 +1,379 @@
+#pragma once
+// `flatbuffers`: FlatBuffers with the code flatc generates from schemas/fbs at build time.
+// One stored object is one finished flatbuffer (no size prefix, no file identifier).
+//
+// Writing reuses one FlatBufferBuilder (Clear() keeps its buffer): a record's strings,
+// vectors and sub-tables are created first, then its table is built through the generated
+// <Table>Builder, scalars and offsets added widest first so the table packs without padding.
+// Empty required strings and lists are omitted (they read as empty); an optional one that
+// is present but empty is written empty, so absent and empty stay apart.
+//
+// Reading runs the flatbuffers Verifier over the buffer first (how a careful user reads
+// untrusted bytes); only a verified buffer is read. `access` reads every field through the
+// generated accessors; `materialize` converts through the same accessors into native structs
+// (not the object API, which turns absent optional strings and lists into empty ones).
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <array>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "fb/arrays_generated.h"
+#include "fb/customer_generated.h"
+#include "fb/org_generated.h"
+#include "fb/sparse_generated.h"
+#include "fb/trade_generated.h"
+#include "fb/tweet_generated.h"
+#include "methods/schema.h"
+
+namespace serbench {
+
+namespace fbuf {
+
+using namespace schema;
+
+// The generated table of a native record, and its accessors in canonical field order.
+template <class R>
+struct Bound;
+
+#define SB_FB_FIELD(snake, Camel)                             \
+  [](auto op, auto& t, auto&&... a) -> decltype(auto) {       \
+    if constexpr (std::is_same_v<decltype(op), Get>) {        \
+      return t.snake();                                       \
+    } else {                                                  \
+      return t.add_##snake(a...);                             \
+    }                                                         \
+  },
+#define SB_FB_RECORD(Name)                                                  \
+  template <>                                                               \
+  struct Bound<Name##T<Native>> {                                           \
+    using type = ::serbench::fb::Name;                                      \
+    static constexpr auto fields() { return std::tuple{SB_SCHEMA_FIELDS_##Name(SB_FB_FIELD)}; } \
+  };
+SB_SCHEMA_RECORDS(SB_FB_RECORD)
+#undef SB_FB_RECORD
+#undef SB_FB_FIELD
+
+template <class R>
+using Table = typename Bound<R>::type;
+
+// Bytes a field takes in its table: offsets are 4, scalars their width.
+template <class T>
+constexpr std::size_t slot_size() {
+  if constexpr (shape_v<T> == Shape::optional) {
+    return is_scalar<value_t<T>> ? slot_size<value_t<T>>() : 4;
+  } else if constexpr (shape_v<T> == Shape::boolean || shape_v<T> == Shape::enumeration) {
+    return 1;
+  } else if constexpr (is_scalar<T>) {
+    return sizeof(T);
+  } else {
+    return 4;
+  }
+}
+
+// The one field of a wrapper table (Ring, Position) that a list of lists holds.
+template <class W>
+auto wrapped(const W& w) {
+  if constexpr (requires { w.values(); }) {
+    return w.values();
+  } else {
+    return w.positions();
+  }
+}
+
+// ---- native -> buffer ----------------------------------------------------------------------
+
+class Writer {
+ public:
+  template <class M>
+  void write(const M& value, Bytes& out) {
+    fbb_.Clear();
+    fbb_.Finish(flatbuffers::Offset<Table<M>>(record(value)));
+    out.append(fbb_.GetBufferPointer(), fbb_.GetSize());
+  }
+
+ private:
+  // The offset of a string, vector or table value (0: nothing written); `keep_empty` for
+  // present optionals.
+  template <class T>
+  flatbuffers::uoffset_t child(const T& v, bool keep_empty) {
+    constexpr Shape shape = shape_v<T>;
+    if constexpr (shape == Shape::str) {
+      if (v.empty() && !keep_empty) return 0;
+      return fbb_.CreateString(v.data(), v.size()).o;
+    } else if constexpr (shape == Shape::list) {
+      if (v.empty() && !keep_empty) return 0;
+      return list(v);
+    } else {
+      return record(v);
+    }
+  }
+
+  template <class E>
+  flatbuffers::uoffset_t list(const std::vector<E>& v) {
+    if constexpr (is_plain_number<E>) {
+      return fbb_.CreateVector(v.data(), v.size()).o;
+    } else {
+      // the elements first, their offsets on a stack shared by every nesting level
+      const std::size_t base = offsets_.size();
+      for (const auto& e : v) {
+        if constexpr (shape_v<E> == Shape::list) {
+          offsets_.emplace_back(wrap(e));
+        } else {
+          offsets_.emplace_back(child(e, true));
+        }
+      }
+      const auto vec = fbb_.CreateVector(offsets_.data() + base, v.size());
+      offsets_.resize(base);
+      return vec.o;
+    }
+  }
+
+  // A list inside a list: a wrapper table whose field 0 is the inner list.
+  template <class E>
+  flatbuffers::uoffset_t wrap(const std::vector<E>& inner) {
+    const flatbuffers::uoffset_t values = child(inner, false);
+    const flatbuffers::uoffset_t start = fbb_.StartTable();
+    if (values) fbb_.AddOffset(flatbuffers::FieldIndexToOffset(0), flatbuffers::Offset<void>(values));
+    return fbb_.EndTable(start);
+  }
+
+  template <class R>
+  flatbuffers::uoffset_t record(const R& v) {
+    std::array<flatbuffers::uoffset_t, field_count<R>> children{};
+    for_each_bound<R, Bound<R>>([&](auto field, auto, auto i) {
+      using T = typename decltype(field)::type;
+      const T& x = v.*field.member;
+      if constexpr (shape_v<T> == Shape::optional) {
+        if constexpr (!is_scalar<value_t<T>>) {
+          if (x) children[i] = child(*x, true);
+        }
+      } else if constexpr (!is_scalar<T>) {
+        children[i] = child(x, false);
+      }
+    });
+    typename Table<R>::Builder b(fbb_);
+    for (std::size_t size : {8, 4, 2, 1}) {
+      for_each_bound<R, Bound<R>>([&](auto field, auto f, auto i) {
+        using T = typename decltype(field)::type;
+        if (slot_size<T>() == size) add(b, f, v.*field.member, children[i]);
+      });
+    }
+    return b.Finish().o;
+  }
+
+  template <class B, class F, class T>
+  static void add(B& b, F f, const T& x, flatbuffers::uoffset_t child) {
+    if constexpr (shape_v<T> == Shape::optional) {
+      if constexpr (is_scalar<value_t<T>>) {
+        if (x) f(Add{}, b, *x);
+      } else {
+        if (child) f(Add{}, b, child);
+      }
+    } else if constexpr (shape_v<T> == Shape::enumeration) {
+      using FbEnum = std::remove_cvref_t<decltype(f(Get{}, std::declval<const typename B::Table&>()))>;
+      f(Add{}, b, FbEnum(x));
+    } else if constexpr (is_scalar<T>) {
+      f(Add{}, b, x);
+    } else {
+      if (child) f(Add{}, b, child);
+    }
+  }
+
+  flatbuffers::FlatBufferBuilder fbb_;
+  std::vector<flatbuffers::Offset<void>> offsets_;
+};
+
+// ---- buffer -> checksum (depth access) -----------------------------------------------------
+
+template <class R>
+void visit_record(const Table<R>& t, Hasher& h);
+
+inline std::string_view view(const flatbuffers::String* s) {
+  return s ? std::string_view(s->c_str(), s->size()) : std::string_view();
+}
+
+// An optional field as its accessor returns it: flatbuffers::Optional for scalars, a pointer
+// (null: absent) for the rest.
+template <class X>
+bool present(const X& x) {
+  if constexpr (std::is_pointer_v<X>) {
+    return x != nullptr;
+  } else {
+    return x.has_value();
+  }
+}
+template <class X>
+auto value_of(const X& x) {
+  if constexpr (std::is_pointer_v<X>) {
+    return x;
+  } else {
+    return *x;
+  }
+}
+
+// A present value of native type T, as the accessor returns it (null: an empty string or
+// list).
+template <class T, class X>
+void visit_value(const X& x, Hasher& h) {
+  constexpr Shape shape = shape_v<T>;
+  if constexpr (shape == Shape::boolean) {
+    h.word(x ? 1 : 0);
+  } else if constexpr (shape == Shape::integer) {
+    h.integer(int64_t(T(x)));
+  } else if constexpr (shape == Shape::f64) {
+    h.f64(x);
+  } else if constexpr (shape == Shape::enumeration) {
+    h.integer(int64_t(to_enum<T>(int64_t(x))));
+  } else if constexpr (shape == Shape::str) {
+    h.str(view(x));
+  } else if constexpr (shape == Shape::list) {
+    using E = element_t<T>;
+    const flatbuffers::uoffset_t n = x ? x->size() : 0;
+    h.word(n);
+    for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
+      if constexpr (shape_v<E> == Shape::list) {
+        visit_value<E>(wrapped(*x->Get(i)), h);
+      } else {
+        visit_value<E>(x->Get(i), h);
+      }
+    }
+  } else {
+    visit_record<T>(*x, h);
+  }
+}
+
+template <class T, class Tbl, class F>
+void visit_field(const Tbl& t, F f, Hasher& h) {
+  const auto x = f(Get{}, t);
+  if constexpr (shape_v<T> == Shape::optional) {
+    const bool has = present(x);
+    h.word(has);
+    if (has) visit_value<value_t<T>>(value_of(x), h);
+  } else {
+    if constexpr (shape_v<T> == Shape::record) {
+      if (!x) missing_record<T>();
+    }
+    visit_value<T>(x, h);
+  }
+}
+
+template <class R>
+void visit_record(const Table<R>& t, Hasher& h) {
+  for_each_bound<R, Bound<R>>([&](auto field, auto f, auto) {
+    visit_field<typename decltype(field)::type>(t, f, h);
+  });
+}
+
+// ---- buffer -> native (depth materialize) --------------------------------------------------
+
+template <class R>
+void take_record(const Table<R>& t, R& out);
+
+template <class T, class X>
+void take_value(const X& x, T& out) {
+  constexpr Shape shape = shape_v<T>;
+  if constexpr (shape == Shape::enumeration) {
+    out = to_enum<T>(int64_t(x));
+  } else if constexpr (is_scalar<T>) {
+    out = T(x);
+  } else if constexpr (shape == Shape::str) {
+    out = view(x);
+  } else if constexpr (shape == Shape::list) {
+    using E = element_t<T>;
+    const flatbuffers::uoffset_t n = x ? x->size() : 0;
+    if constexpr (is_plain_number<E>) {
+      if (x) {
+        out.assign(x->data(), x->data() + n);  // little-endian, verified aligned
+      } else {
+        out.clear();
+      }
+    } else {
+      out.resize(n);
+      for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
+        if constexpr (shape_v<E> == Shape::list) {
+          take_value(wrapped(*x->Get(i)), out[i]);
+        } else {
+          take_value(x->Get(i), out[i]);
+        }
+      }
+    }
+  } else {
+    take_record(*x, out);
+  }
+}
+
+template <class T, class Tbl, class F>
+void take_field(const Tbl& t, F f, T& out) {
+  const auto x = f(Get{}, t);
+  if constexpr (shape_v<T> == Shape::optional) {
+    if (present(x)) {
+      take_value(value_of(x), emplace(out));
+    } else {
+      out = {};
+    }
+  } else {
+    if constexpr (shape_v<T> == Shape::record) {
+      if (!x) missing_record<T>();
+    }
+    take_value(x, out);
+  }
+}
+
+template <class R>
+void take_record(const Table<R>& t, R& out) {
+  for_each_bound<R, Bound<R>>([&](auto field, auto f, auto) { take_field(t, f, out.*field.member); });
+}
+
+// The root table of a buffer the Verifier accepts.
+template <class M>
+const Table<M>& verified_root(std::span<const uint8_t> bytes) {
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
+  if (!verifier.VerifyBuffer<Table<M>>(nullptr))
+    decode_error(0, "the flatbuffers Verifier rejects these " + std::to_string(bytes.size()) +
+                        " bytes as a " + std::string(M::name_of) + " buffer");
+  return *flatbuffers::GetRoot<Table<M>>(bytes.data());
+}
+
+}  // namespace fbuf
+
+struct FlatBuffers {
+  static constexpr std::string_view id = "flatbuffers";
+  static constexpr std::array depths{Depth::materialize, Depth::access};
+  static constexpr std::array<std::string_view, 0> variants{};
+  static constexpr std::array files{std::string_view("drivers/cpp/src/methods/flatbuffers.h"),
+                                    std::string_view("drivers/cpp/src/methods/schema.h")};
+  static constexpr bool writes = true;
+  // tables hold 8-byte scalars at 8-aligned offsets from the buffer's start
+  static constexpr std::size_t alignment = 8;
+
+  template <class M>
+  void encode(const M& value, Bytes& out) {
+    writer_.write(value, out);
+  }
+
+  template <class M>
+  M decode(std::span<const uint8_t> bytes) {
+    M value;
+    fbuf::take_record(fbuf::verified_root<M>(bytes), value);
+    return value;
+  }
+
+  template <class M>
+  void fold(std::span<const uint8_t> bytes, const ReadMode& mode, Hasher& h) {
+    if (mode.depth == Depth::access) {
+      fbuf::visit_record<M>(fbuf::verified_root<M>(bytes), h);
+    } else if (mode.depth == Depth::materialize) {
+      serbench::fold(h, decode<M>(bytes));
+    } else {
+      depth_error(id, mode.depth);
+    }
+  }
+
+ private:
+  fbuf::Writer writer_;
+};
+
+}  // namespace serbench
