@@ -1,0 +1,25 @@
+package serbench;
+
+import java.util.List;
+import serbench.methods.Handcoded;
+import serbench.methods.MethodSpec;
+import serbench.methods.Raw;
+
+/** THE registry of this driver: every method and every task, one line each. */
+public final class Registry {
+    private Registry() {}
+
+    public static final List<MethodSpec> METHODS = List.of(
+        Handcoded.SPEC,
+        Raw.SPEC);
+
+    public static final List<String> TASKS = List.of("write", "read_seq", "read_rand");
+
+    /** Every task id of the protocol; those this driver does not run are unsupported. */
+    public static final List<String> PROTOCOL_TASKS = List.of("write", "read_seq", "read_rand",
+        "read_par", "sort_dedup", "memory", "micro", "sizes");
+
+    public static MethodSpec method(String id) {
+        return METHODS.stream().filter(m -> m.id().equals(id)).findFirst().orElse(null);
+    }
+}
