@@ -23,6 +23,7 @@ public final class Info {
     private static final String[][] LIBRARIES = {
         {"com.fasterxml.jackson.core", "jackson-core"},
         {"com.fasterxml.jackson.core", "jackson-databind"},
+        {"com.esotericsoftware", "kryo"},
     };
 
     public static ObjectNode info() {

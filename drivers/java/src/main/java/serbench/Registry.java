@@ -2,6 +2,11 @@ package serbench;
 
 import java.util.List;
 import serbench.methods.Handcoded;
+import serbench.methods.JavaBuiltin;
+import serbench.methods.JavaExternalizable;
+import serbench.methods.JsonGzip;
+import serbench.methods.JsonMethod;
+import serbench.methods.KryoMethod;
 import serbench.methods.MethodSpec;
 import serbench.methods.Raw;
 
@@ -11,6 +16,14 @@ public final class Registry {
 
     public static final List<MethodSpec> METHODS = List.of(
         Handcoded.SPEC,
+        Handcoded.BE,
+        Handcoded.DIRECT,
+        Handcoded.UNSAFE,
+        JavaBuiltin.SPEC,
+        JavaExternalizable.SPEC,
+        KryoMethod.SPEC,
+        JsonMethod.SPEC,
+        JsonGzip.SPEC,
         Raw.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand");

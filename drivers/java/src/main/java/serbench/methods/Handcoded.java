@@ -7,8 +7,14 @@ import serbench.Bytes;
 import serbench.Depth;
 import serbench.Hasher;
 import serbench.model.ModelType;
+import serbench.wire.BeIn;
+import serbench.wire.BeOut;
+import serbench.wire.DirectIn;
+import serbench.wire.DirectOut;
 import serbench.wire.LeIn;
 import serbench.wire.LeOut;
+import serbench.wire.UnsafeIn;
+import serbench.wire.UnsafeOut;
 import serbench.wire.WireIn;
 import serbench.wire.WireOut;
 
@@ -22,6 +28,15 @@ public final class Handcoded<T> implements Codec<T> {
 
     public static final MethodSpec SPEC = spec("handcoded", "Handcoded.java", false,
         LeOut::new, LeIn::new);
+    /** The same field order, big-endian, through heap ByteBuffers (its own bytes). */
+    public static final MethodSpec BE = spec("handcoded_be", "Handcoded.java", false,
+        BeOut::new, BeIn::new);
+    /** The shared layout (native order) through direct ByteBuffers and bulk copies. */
+    public static final MethodSpec DIRECT = spec("handcoded_direct", "Handcoded.java", true,
+        DirectOut::new, DirectIn::new);
+    /** The shared layout through sun.misc.Unsafe on heap arrays. */
+    public static final MethodSpec UNSAFE = spec("handcoded_unsafe", "Handcoded.java", false,
+        UnsafeOut::new, UnsafeIn::new);
 
     private final ModelType<T> model;
     private final WireOut out;

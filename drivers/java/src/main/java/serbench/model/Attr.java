@@ -63,7 +63,7 @@ public final class Attr implements java.io.Serializable {
         g.writeFieldName(K_ACTIVE);
         g.writeBoolean(v.active);
         g.writeFieldName(K_PERCENT);
-        g.writeNumber(v.percent);
+        JsonOut.f64(g, v.percent);
         g.writeFieldName(K_SIZE);
         g.writeNumber(v.size);
         g.writeEndObject();

@@ -56,7 +56,7 @@ public final class BoundingBox implements java.io.Serializable {
             for (double[] x5 : x4) {
                 g.writeStartArray();
                 for (double x6 : x5) {
-                    g.writeNumber(x6);
+                    JsonOut.f64(g, x6);
                 }
                 g.writeEndArray();
             }

@@ -46,7 +46,7 @@ public final class Coordinates implements java.io.Serializable {
         g.writeFieldName(K_COORDINATES);
         g.writeStartArray();
         for (double x2 : v.coordinates) {
-            g.writeNumber(x2);
+            JsonOut.f64(g, x2);
         }
         g.writeEndArray();
         g.writeEndObject();

@@ -80,7 +80,7 @@ public final class Customer implements java.io.Serializable {
         g.writeFieldName(K_PHONE);
         g.writeString(v.phone);
         g.writeFieldName(K_ACCTBAL);
-        g.writeNumber(v.acctbal);
+        JsonOut.f64(g, v.acctbal);
         g.writeFieldName(K_MKTSEGMENT);
         g.writeString(v.mktsegment);
         g.writeFieldName(K_COMMENT);

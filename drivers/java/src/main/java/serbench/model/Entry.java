@@ -41,7 +41,7 @@ public final class Entry implements java.io.Serializable {
         g.writeFieldName(K_POSITION);
         g.writeNumber(v.position);
         g.writeFieldName(K_VALUE);
-        g.writeNumber(v.value);
+        JsonOut.f64(g, v.value);
         g.writeEndObject();
     }
 

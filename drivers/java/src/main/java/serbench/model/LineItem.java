@@ -103,13 +103,13 @@ public final class LineItem implements java.io.Serializable {
         g.writeFieldName(K_LINENUMBER);
         g.writeNumber(v.linenumber);
         g.writeFieldName(K_QUANTITY);
-        g.writeNumber(v.quantity);
+        JsonOut.f64(g, v.quantity);
         g.writeFieldName(K_EXTENDEDPRICE);
-        g.writeNumber(v.extendedprice);
+        JsonOut.f64(g, v.extendedprice);
         g.writeFieldName(K_DISCOUNT);
-        g.writeNumber(v.discount);
+        JsonOut.f64(g, v.discount);
         g.writeFieldName(K_TAX);
-        g.writeNumber(v.tax);
+        JsonOut.f64(g, v.tax);
         g.writeFieldName(K_RETURNFLAG);
         g.writeString(v.returnflag);
         g.writeFieldName(K_LINESTATUS);

@@ -80,7 +80,7 @@ public final class Order implements java.io.Serializable {
         g.writeFieldName(K_ORDERSTATUS);
         g.writeString(v.orderstatus);
         g.writeFieldName(K_TOTALPRICE);
-        g.writeNumber(v.totalprice);
+        JsonOut.f64(g, v.totalprice);
         g.writeFieldName(K_ORDERDATE);
         g.writeString(v.orderdate);
         g.writeFieldName(K_ORDERPRIORITY);

@@ -81,7 +81,7 @@ public final class Part implements java.io.Serializable {
         g.writeFieldName(K_CONTAINER);
         g.writeString(v.container);
         g.writeFieldName(K_RETAILPRICE);
-        g.writeNumber(v.retailprice);
+        JsonOut.f64(g, v.retailprice);
         g.writeFieldName(K_COMMENT);
         g.writeString(v.comment);
         g.writeEndObject();

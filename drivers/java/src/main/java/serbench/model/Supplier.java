@@ -69,7 +69,7 @@ public final class Supplier implements java.io.Serializable {
         g.writeFieldName(K_PHONE);
         g.writeString(v.phone);
         g.writeFieldName(K_ACCTBAL);
-        g.writeNumber(v.acctbal);
+        JsonOut.f64(g, v.acctbal);
         g.writeFieldName(K_COMMENT);
         g.writeString(v.comment);
         g.writeEndObject();

@@ -71,7 +71,7 @@ public final class Trade implements java.io.Serializable {
         g.writeFieldName(K_PRICES);
         g.writeStartArray();
         for (double x3 : v.prices) {
-            g.writeNumber(x3);
+            JsonOut.f64(g, x3);
         }
         g.writeEndArray();
         g.writeFieldName(K_QUANTITIES);
