@@ -1,0 +1,16 @@
+package serbench;
+
+/** Nanoseconds spent inside file system calls, so cpu_ns = total_ns - io_ns. */
+public final class IoTimer {
+    private long ns;
+
+    public long since(long start) {
+        long d = System.nanoTime() - start;
+        ns += d;
+        return d;
+    }
+
+    public long ns() {
+        return ns;
+    }
+}

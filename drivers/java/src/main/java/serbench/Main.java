@@ -1,0 +1,99 @@
+package serbench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import serbench.tasks.Json;
+import serbench.tasks.Reads;
+
+/** `serbench-java info | serve`: the driver contract of PROTOCOL.md. */
+public final class Main {
+    private Main() {}
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false,
+            StandardCharsets.UTF_8);
+        // stdout carries responses only: anything a library prints goes to stderr
+        System.setOut(System.err);
+        String command = args.length == 1 ? args[0] : "";
+        switch (command) {
+            case "info":
+                out.println(Json.MAPPER.writeValueAsString(Info.info()));
+                out.flush();
+                return;
+            case "serve":
+                serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
+                    out);
+                return;
+            default:
+                System.err.println("usage: serbench-java info | serve");
+                System.exit(2);
+        }
+    }
+
+    /** One response line per request line, until shutdown or the end of input. */
+    static void serve(BufferedReader in, PrintStream out) throws Exception {
+        String line;
+        while ((line = in.readLine()) != null) {
+            if (line.isBlank()) {
+                continue;
+            }
+            Reply reply = respond(line);
+            out.println(Json.MAPPER.writeValueAsString(reply.response()));
+            out.flush();
+            if (reply.shutdown()) {
+                return;
+            }
+        }
+    }
+
+    /** A response, and whether it answered a shutdown. */
+    record Reply(ObjectNode response, boolean shutdown) {}
+
+    /** The response to one request line; never throws, whatever the request or the input. */
+    static Reply respond(String line) {
+        ObjectNode r = Json.MAPPER.createObjectNode();
+        JsonNode req;
+        try {
+            req = Json.MAPPER.readTree(line);
+            if (req == null || !req.isObject()) {
+                throw new IllegalArgumentException("a request is one JSON object");
+            }
+        } catch (Exception e) {
+            r.putNull("id");
+            return new Reply(error(r, "bad_request", "malformed request: "
+                + Reads.describe(e)), false);
+        }
+        r.set("id", req.has("id") ? req.get("id") : null);
+        try {
+            ObjectNode result = Ops.answer(req);
+            r.put("status", "ok");
+            r.set("result", result);
+            return new Reply(r, "shutdown".equals(req.path("op").asText()));
+        } catch (Failure f) {
+            if (Failure.UNSUPPORTED.equals(f.kind)) {
+                r.put("status", "unsupported");
+                r.put("message", f.getMessage());
+                return new Reply(r, false);
+            }
+            return new Reply(error(r, f.kind, f.getMessage()), false);
+        } catch (Throwable e) {
+            e.printStackTrace();
+            return new Reply(error(r, "internal", e.getClass().getSimpleName() + ": "
+                + Reads.describe(e)), false);
+        }
+    }
+
+    private static ObjectNode error(ObjectNode r, String kind, String message) {
+        r.put("status", "error");
+        ObjectNode e = r.putObject("error");
+        e.put("kind", kind);
+        e.put("message", message);
+        return r;
+    }
+}

@@ -1,0 +1,50 @@
+package serbench.model;
+
+import java.io.DataInput;
+import java.io.IOException;
+import serbench.wire.DecodeException;
+
+/**
+ * Checks of the Externalizable field stream: counts bounded by the object's length (so a
+ * corrupted count cannot allocate gigabytes), ordinals in range, bounded nesting.
+ */
+public final class ExtIn {
+    private ExtIn() {}
+
+    private static final int MAX_NESTING = 64;
+    private static int limit = Integer.MAX_VALUE;
+    private static int nesting;
+
+    /** Set by the codec before each object: no list can hold more elements than its bytes. */
+    public static void begin(int objectBytes) {
+        limit = objectBytes;
+        nesting = 0;
+    }
+
+    static int count(DataInput i) throws IOException {
+        int n = i.readInt();
+        if (n < 0 || n > limit) {
+            throw new DecodeException(-1, "list count " + n + " exceeds the object's " + limit
+                + " bytes");
+        }
+        return n;
+    }
+
+    static int ordinal(DataInput i, int symbols) throws IOException {
+        int b = i.readUnsignedByte();
+        if (b >= symbols) {
+            throw new DecodeException(-1, "enum ordinal " + b + " of " + symbols + " symbols");
+        }
+        return b;
+    }
+
+    static void enter() {
+        if (++nesting > MAX_NESTING) {
+            throw new DecodeException(-1, "nested deeper than " + MAX_NESTING + " levels");
+        }
+    }
+
+    static void exit() {
+        nesting--;
+    }
+}

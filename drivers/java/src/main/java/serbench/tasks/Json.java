@@ -1,0 +1,50 @@
+package serbench.tasks;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import serbench.Failure;
+import serbench.model.ModelType;
+
+/** The protocol's JSON (responses) and the loading of JSON Lines inputs (untimed work). */
+public final class Json {
+    private Json() {}
+
+    public static final ObjectMapper MAPPER = new ObjectMapper();
+    public static final JsonFactory FACTORY = new JsonFactory();
+
+    /** Every object of a JSON Lines file of `model`: missing is not_found, bad is corrupt. */
+    public static <T> List<T> load(Path path, ModelType<T> model) throws Failure {
+        List<T> out = new ArrayList<>();
+        if (!path.toFile().isFile()) {
+            throw Failure.io(path, new NoSuchFileException(path.toString(), null, "no such file"));
+        }
+        try (JsonParser p = FACTORY.createParser(path.toFile())) {
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t != JsonToken.START_OBJECT) {
+                    throw Failure.corrupt(path + ": line " + p.currentLocation().getLineNr()
+                        + ": expected an object, found " + t);
+                }
+                int line = p.currentLocation().getLineNr();
+                try {
+                    out.add(model.readJson(p));
+                } catch (JsonProcessingException e) {
+                    throw Failure.corrupt(path + ": line " + line + ": " + e.getOriginalMessage());
+                }
+            }
+        } catch (JsonProcessingException e) {
+            throw Failure.corrupt(path + ": " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw Failure.io(path, e);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,95 @@
+package serbench.tasks;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import serbench.Depth;
+import serbench.Failure;
+import serbench.Hasher;
+import serbench.IoTimer;
+import serbench.methods.Codec;
+import serbench.methods.MethodSpec;
+import serbench.model.ModelType;
+import serbench.paged.Index;
+import serbench.paged.PageReader;
+
+/** Reading a selection of a paged file's objects and folding their set checksum. */
+public final class Reads {
+    private Reads() {}
+
+    /** What a read saw. */
+    public record Outcome(long count, long sum, long pagesRead, String writer) {
+        public boolean same(Outcome o) {
+            return count == o.count && sum == o.sum;
+        }
+
+        Checksum checksum() {
+            Checksum c = new Checksum();
+            c.count = count;
+            c.sum = sum;
+            return c;
+        }
+    }
+
+    /** `ids` null: objects start .. start + n (n < 0: all of them). */
+    public record Selection(long start, long n, long[] ids) {
+        static final Selection ALL = new Selection(0, -1, null);
+    }
+
+    public static <T> Outcome read(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Path base, Selection sel, Depth depth, Integer pageSize, PageReader.Buffer page,
+            IoTimer timer) throws Failure {
+        Index.Expect expect = new Index.Expect(model.id, method.writes() ? method.id() : null,
+            pageSize);
+        try (PageReader reader = new PageReader(base, expect, timer, page)) {
+            long count = reader.index.count;
+            long sum = 0;
+            if (sel.ids() != null) {
+                for (long id : sel.ids()) {
+                    if (id < 0 || id >= count) {
+                        throw outOfRange(base, "object " + Long.toUnsignedString(id), count);
+                    }
+                }
+                for (long id : sel.ids()) {
+                    sum += visit(codec, reader, id, depth);
+                }
+                return new Outcome(sel.ids().length, sum, reader.pagesRead, reader.index.writer);
+            }
+            long n = sel.n() < 0 ? count : sel.n();
+            if (sel.start() > count || n > count - sel.start()) {
+                throw outOfRange(base, "objects " + sel.start() + "..+" + n, count);
+            }
+            for (long id = sel.start(); id < sel.start() + n; id++) {
+                sum += visit(codec, reader, id, depth);
+            }
+            return new Outcome(n, sum, reader.pagesRead, reader.index.writer);
+        }
+    }
+
+    private static <T> long visit(Codec<T> codec, PageReader reader, long id, Depth depth)
+            throws Failure {
+        ByteBuffer page = reader.object(id);
+        int off = reader.index.offset(id);
+        Hasher h = new Hasher();
+        try {
+            codec.fold(page, off, reader.index.length(id), depth, h);
+        } catch (Failure f) {
+            throw f;
+        } catch (Exception | StackOverflowError | OutOfMemoryError e) {
+            throw Failure.corrupt(reader.dataPath() + ": page " + reader.index.page(id)
+                + ", object " + id + " at offset " + off + ": " + describe(e));
+        }
+        return h.finish();
+    }
+
+    /** A library's exception as one line: its message, or its class when it has none. */
+    public static String describe(Throwable e) {
+        String m = e.getMessage();
+        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m.lines().findFirst()
+            .orElse(m);
+    }
+
+    private static Failure outOfRange(Path base, String what, long count) {
+        return new Failure("out_of_range", what + " asked, " + base + " holds " + count
+            + " objects");
+    }
+}

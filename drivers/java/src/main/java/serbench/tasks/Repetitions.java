@@ -1,0 +1,73 @@
+package serbench.tasks;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
+import serbench.Failure;
+import serbench.IoTimer;
+import serbench.Params;
+import serbench.paged.PagedFile;
+
+/**
+ * Warm-ups then measured repetitions, each optionally from a cold page cache, timed. The
+ * first repetition a JVM runs is also its cold-JIT one: its sample says `"jit": "cold"`, the
+ * others `"warm"`, so the report can show or drop it.
+ */
+public final class Repetitions {
+    /** One repetition's work; returns what it read (equal in every repetition). */
+    public interface Once<R> {
+        R run(IoTimer timer) throws Exception;
+    }
+
+    private static boolean jitWarm;
+
+    public final long warmups;
+    public final long repetitions;
+    public final boolean cold;
+    public final ArrayNode samples = Json.MAPPER.createArrayNode();
+
+    public Repetitions(Params params) throws Failure {
+        warmups = params.u64("warmups");
+        repetitions = params.u64("repetitions");
+        cold = params.bool("cold");
+        if (warmups + repetitions == 0) {
+            throw Failure.badRequest("warmups + repetitions is 0");
+        }
+    }
+
+    /** Runs every repetition (evicting `base`'s files first when cold); returns the outcome. */
+    public <R> R run(Path base, Once<R> once, java.util.function.BiPredicate<R, R> same)
+            throws Exception {
+        R outcome = null;
+        for (long k = 0; k < warmups + repetitions; k++) {
+            boolean warmup = k < warmups;
+            long rep = warmup ? k : k - warmups;
+            if (cold && base != null) {
+                Evict.evict(PagedFile.data(base), PagedFile.index(base));
+            }
+            IoTimer timer = new IoTimer();
+            long start = System.nanoTime();
+            R result = once.run(timer);
+            long total = System.nanoTime() - start;
+            ObjectNode s = samples.addObject();
+            s.put("rep", rep);
+            s.put("warmup", warmup);
+            s.put("total_ns", total);
+            s.put("cpu_ns", Math.max(0, total - timer.ns()));
+            s.put("io_ns", timer.ns());
+            s.put("jit", jitWarm ? "warm" : "cold");
+            jitWarm = true;
+            if (outcome == null) {
+                outcome = result;
+            } else if (!same.test(outcome, result)) {
+                throw new Failure("checksum_mismatch", "repetition " + rep + " (warm-up: "
+                    + warmup + ") read something else than the first");
+            }
+        }
+        return outcome;
+    }
+
+    public String eviction() {
+        return cold ? Evict.EVICTION : "none";
+    }
+}

@@ -1,0 +1,120 @@
+package serbench.tasks;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import serbench.Depth;
+import serbench.Failure;
+import serbench.IoTimer;
+import serbench.Params;
+import serbench.methods.Codec;
+import serbench.methods.MethodSpec;
+import serbench.model.ModelType;
+import serbench.paged.PageReader;
+import serbench.paged.PageWriter;
+
+/** The tasks (PROTOCOL.md section 5), written only against Codec and generic over the model. */
+public final class Tasks {
+    private Tasks() {}
+
+    /** The language id this driver writes into index headers. */
+    public static final String WRITER = "java";
+    public static final int DEFAULT_PAGE_SIZE = 262_144;
+
+    /** Writes `objects` as the paged file `base` (also the encode op, untimed). */
+    public static <T> PageWriter.Counters writeFile(Codec<T> codec, MethodSpec method,
+            ModelType<T> model, List<T> objects, Path base, int pageSize, IoTimer timer)
+            throws Exception {
+        try (PageWriter w = new PageWriter(base, pageSize, timer)) {
+            for (T object : objects) {
+                w.push(out -> codec.encode(object, out));
+            }
+            return w.finish(model.id, method.id(), WRITER);
+        }
+    }
+
+    /** write: objects already in memory (loading is untimed) → encode → pages → fsync. */
+    public static <T> ObjectNode write(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Params params) throws Exception {
+        Repetitions reps = new Repetitions(params);
+        Path output = params.path("output");
+        Integer p = params.pageSize();
+        int pageSize = p == null ? DEFAULT_PAGE_SIZE : p;
+        List<T> objects = Json.load(params.path("input"), model);
+        Checksum checksum = new Checksum();
+        objects.forEach(o -> checksum.add(model.hash(o)));
+        // nothing is cached before a write, so there is nothing to evict
+        PageWriter.Counters c = reps.run(null, timer -> writeFile(codec, method, model, objects,
+            output, pageSize, timer), PageWriter.Counters::equals);
+        ObjectNode r = result(reps, checksum);
+        ObjectNode counters = r.putObject("counters");
+        counters.put("objects", c.objects());
+        counters.put("bytes", c.bytes());
+        counters.put("pages", c.pages());
+        counters.put("avg_object_bytes", (double) c.objectBytes() / Math.max(1, c.objects()));
+        r.put("eviction", "none");
+        return r;
+    }
+
+    /** read_seq: objects start .. start + n in file order. */
+    public static <T> ObjectNode readSeq(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Depth depth, Params params) throws Exception {
+        Repetitions reps = new Repetitions(params);
+        Path base = params.path("input");
+        Reads.Selection sel = new Reads.Selection(params.u64("start"), params.u64("n"), null);
+        return read(codec, method, model, depth, params, reps, base, sel);
+    }
+
+    /** read_rand: the objects named by the first n ids of the harness's id file. */
+    public static <T> ObjectNode readRand(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Depth depth, Params params) throws Exception {
+        Repetitions reps = new Repetitions(params);
+        Path base = params.path("input");
+        long[] ids = readIds(params.path("ids"), params.u64("n"));
+        return read(codec, method, model, depth, params, reps, base,
+            new Reads.Selection(0, 0, ids));
+    }
+
+    private static <T> ObjectNode read(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Depth depth, Params params, Repetitions reps, Path base, Reads.Selection sel)
+            throws Exception {
+        Integer pageSize = params.pageSize();
+        PageReader.Buffer page = new PageReader.Buffer(method.directPages());
+        Reads.Outcome o = reps.run(base, timer -> Reads.read(codec, method, model, base, sel,
+            depth, pageSize, page, timer), Reads.Outcome::same);
+        ObjectNode r = result(reps, o.checksum());
+        ObjectNode counters = r.putObject("counters");
+        counters.put("objects", o.count());
+        counters.put("pages_read", o.pagesRead());
+        r.put("eviction", reps.eviction());
+        return r;
+    }
+
+    private static ObjectNode result(Repetitions reps, Checksum checksum) {
+        ObjectNode r = Json.MAPPER.createObjectNode();
+        r.set("samples", reps.samples);
+        r.set("checksum", checksum.json());
+        return r;
+    }
+
+    /** The first n ids of the file (untimed: the list is the harness's, not the read's work). */
+    static long[] readIds(Path path, long n) throws Failure {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(path);
+        } catch (IOException e) {
+            throw Failure.io(path, e);
+        }
+        long held = bytes.length / 8;
+        if (held < n) {
+            throw Failure.badRequest(path + ": holds " + held + " ids, n = " + n + " asked");
+        }
+        long[] ids = new long[(int) n];
+        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(ids);
+        return ids;
+    }
+}
