@@ -9,6 +9,7 @@
 
 pub mod evict;
 pub mod info;
+pub mod memory;
 pub mod methods;
 pub mod ops;
 pub mod paged;
@@ -20,3 +21,8 @@ pub mod timing;
 
 #[cfg(test)]
 mod test_support;
+
+/// Tests measure memory like the binary does (main.rs installs the same wrapper).
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOCATOR: memory::Counting<std::alloc::System> = memory::Counting(std::alloc::System);

@@ -5,12 +5,15 @@ use std::process::ExitCode;
 use std::thread;
 
 use serbench_driver::info::info;
+use serbench_driver::memory::Counting;
 use serbench_driver::serve::serve;
 
 /// Every method materializes into the same allocator; mimalloc is what a tuned data system
-/// would link, so allocation-heavy decoders are not penalised by glibc malloc.
+/// would link, so allocation-heavy decoders are not penalised by glibc malloc. The counting
+/// wrapper measures retained bytes (`memory`) and the sort's budget; it counts only while a
+/// measurement is open.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: Counting<mimalloc::MiMalloc> = Counting(mimalloc::MiMalloc);
 
 /// Requests run on a thread with a large stack: decoding deeply nested (or corrupted)
 /// recursive objects through serde must not overflow it.

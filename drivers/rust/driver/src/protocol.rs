@@ -175,6 +175,15 @@ impl Params {
             .ok_or_else(|| Self::wrong(key, "true or false", value))
     }
 
+    /// One of `allowed`, by value.
+    pub fn choice(&self, key: &str, allowed: &[&'static str]) -> Result<&'static str, Failure> {
+        let value = self.get(key)?;
+        value
+            .as_str()
+            .and_then(|v| allowed.iter().find(|a| **a == v).copied())
+            .ok_or_else(|| Self::wrong(key, &format!("one of {}", allowed.join(", ")), value))
+    }
+
     /// A page size: at least 64 bytes and below 2^32 (the index stores it as u32).
     pub fn page_size(&self) -> Result<Option<u32>, Failure> {
         if !self.0.contains_key("page_size") {

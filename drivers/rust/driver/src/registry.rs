@@ -86,5 +86,9 @@ registry! {
         crate::tasks::write::Write,
         crate::tasks::read_seq::ReadSeq,
         crate::tasks::read_rand::ReadRand,
+        crate::tasks::read_par::ReadPar,
+        crate::tasks::sort_dedup::SortDedup,
+        crate::tasks::memory::Memory,
+        crate::tasks::micro::Micro,
     }
 }

@@ -113,7 +113,10 @@ mod tests {
         assert_eq!(r["status"], "ok");
         let info = &r["result"];
         assert_eq!(info["language"], "rust");
-        assert_eq!(info["tasks"], json!(["write", "read_seq", "read_rand"]));
+        assert_eq!(
+            info["tasks"],
+            json!(["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"])
+        );
         assert_eq!(
             info["methods"]["handcoded"]["depths"],
             json!(["materialize", "access"])
@@ -181,7 +184,7 @@ mod tests {
             json!({"id": 4, "op": "encode", "model": "trade", "method": "raw", "depth": "",
                    "variant": "", "params": {"input": "x", "output": "y"}}),
             json!({"id": 5, "op": "run", "task": "sort_dedup", "model": "trade",
-                   "method": "handcoded", "depth": "materialize", "variant": "", "params": {}}),
+                   "method": "handcoded", "depth": "access", "variant": "", "params": {}}),
             json!({"id": 6, "op": "scan", "model": "trade", "method": "raw", "depth": "materialize",
                    "variant": "", "params": {"input": "x"}}),
         ];

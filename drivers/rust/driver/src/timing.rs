@@ -26,6 +26,11 @@ impl IoTimer {
     pub fn ns(&self) -> u64 {
         self.ns.get()
     }
+
+    /// Adds time measured elsewhere (e.g. by worker threads' own timers).
+    pub fn add(&self, ns: u64) {
+        self.ns.set(self.ns.get() + ns);
+    }
 }
 
 /// A file whose every call is timed by an [`IoTimer`].

@@ -2,15 +2,19 @@
 //! ([`Codec`]) and generic over the model type. Here: what the tasks share (repetitions with
 //! cold eviction and timing, reading a selection of objects, loading JSON Lines).
 
+pub mod memory;
+pub mod micro;
+pub mod read_par;
 pub mod read_rand;
 pub mod read_seq;
+pub mod sort_dedup;
 pub mod write;
 
 use std::path::Path;
 use std::time::Instant;
 
 use serbench_model::{hex64, read_json_lines, Hasher, ModelType, ReadError, SetChecksum};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::evict::{evict, EVICTION};
 use crate::methods::Codec;
@@ -60,6 +64,16 @@ impl Repetitions {
         evict_base: Option<&Path>,
         mut once: impl FnMut(&IoTimer) -> Result<T, Failure>,
     ) -> Result<(Vec<Value>, T), Failure> {
+        self.run_with(evict_base, |timer| Ok((once(timer)?, Map::new())))
+    }
+
+    /// [`run`](Self::run) for tasks whose samples carry their own times: `once` also returns
+    /// the sample's extra keys (PROTOCOL.md section 5).
+    pub fn run_with<T: PartialEq>(
+        &self,
+        evict_base: Option<&Path>,
+        mut once: impl FnMut(&IoTimer) -> Result<(T, Map<String, Value>), Failure>,
+    ) -> Result<(Vec<Value>, T), Failure> {
         let reps = (0..self.warmups)
             .map(|rep| (rep, true))
             .chain((0..self.repetitions).map(|rep| (rep, false)));
@@ -71,17 +85,20 @@ impl Repetitions {
             }
             let timer = IoTimer::default();
             let start = Instant::now();
-            let result = once(&timer)?;
+            let (result, extra) = once(&timer)?;
             let total_ns = start.elapsed().as_nanos() as u64;
-            samples.push(
-                Sample {
-                    rep,
-                    warmup,
-                    total_ns,
-                    io_ns: timer.ns(),
-                }
-                .to_json(),
-            );
+            let mut sample = Sample {
+                rep,
+                warmup,
+                total_ns,
+                io_ns: timer.ns(),
+            }
+            .to_json();
+            sample
+                .as_object_mut()
+                .expect("a sample is an object")
+                .extend(extra);
+            samples.push(sample);
             match &outcome {
                 Some(first) if *first != result => {
                     return Err(Failure::new(

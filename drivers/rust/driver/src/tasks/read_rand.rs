@@ -45,7 +45,7 @@ impl Task for ReadRand {
 }
 
 /// The first `n` ids of the file (untimed: the list is the harness's, not the read's work).
-fn read_ids(path: &Path, n: u64) -> Result<Vec<u64>, Failure> {
+pub fn read_ids(path: &Path, n: u64) -> Result<Vec<u64>, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::io(path, &e))?;
     let held = bytes.len() as u64 / 8;
     if held < n {
