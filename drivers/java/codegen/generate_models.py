@@ -341,12 +341,13 @@ class Gen:
               "            switch (key) {"]
         for k, (f, j, t) in enumerate(fields):
             L.append(f'                case "{f}":')
+            L.append(f'                    seen = JsonIn.once(seen, {1 << k}L, "{name}", key);')
             if isinstance(t, Opt):
                 L.append(f"                    v.{j} = p.currentToken() == JsonToken.VALUE_NULL"
                          f" ? null : {self.json_read(t, f)};")
             else:
                 L.append(f"                    v.{j} = {self.json_read(t, f)};")
-            L += [f"                    seen |= {1 << k}L;", "                    break;"]
+            L.append("                    break;")
         L += [f'                default: throw JsonIn.unknown("{name}", key);', "            }",
               "        }",
               f'        JsonIn.expect(p, JsonToken.END_OBJECT, "{name}");',

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonFactoryBuilder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,9 +24,13 @@ public final class JsonMethod<T> extends Materialized<T> {
     public static final MethodSpec SPEC = MethodSpec.of("json", List.of(Depth.MATERIALIZE),
         "JsonMethod.java", JsonMethod::new);
 
-    /** No separator between root values, lowercase \\u00xx escapes as the contract writes. */
+    /**
+     * As the contract writes: no separator between root values, lowercase \\u00xx escapes,
+     * characters beyond the BMP as raw 4-byte UTF-8 (not escaped surrogate pairs).
+     */
     static final JsonFactory FACTORY = new JsonFactoryBuilder().rootValueSeparator((String) null)
-        .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE).build();
+        .disable(JsonWriteFeature.WRITE_HEX_UPPER_CASE)
+        .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8).build();
 
     private final Streams.Out out = new Streams.Out();
     private final JsonGenerator generator;
@@ -60,14 +63,16 @@ public final class JsonMethod<T> extends Materialized<T> {
 
     /** The one JSON value of [off, off + len), which must be the model's object alone. */
     static <T> T read(ModelType<T> model, byte[] a, int off, int len) throws IOException {
+        if (len == 0 || a[off] != '{') {
+            throw new DecodeException(0, "not a JSON object (nothing may precede it)");
+        }
         try (JsonParser p = FACTORY.createParser(a, off, len)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new DecodeException(-1, "the JSON text is not an object");
-            }
+            p.nextToken();
             T v = model.readJson(p);
-            if (p.nextToken() != null) {
-                throw new DecodeException((int) p.currentLocation().getByteOffset(),
-                    "trailing bytes after the JSON object");
+            long end = p.currentLocation().getByteOffset();
+            if (end != len) {
+                throw new DecodeException((int) end, (len - end) + " trailing bytes after the "
+                    + "JSON object");
             }
             return v;
         }

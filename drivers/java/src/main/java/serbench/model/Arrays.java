@@ -69,12 +69,12 @@ public final class Arrays implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "strings":
+                    seen = JsonIn.once(seen, 1L, "Arrays", key);
                     v.strings = JsonIn.strList(p);
-                    seen |= 1L;
                     break;
                 case "ints":
+                    seen = JsonIn.once(seen, 2L, "Arrays", key);
                     v.ints = JsonIn.i32List(p);
-                    seen |= 2L;
                     break;
                 default: throw JsonIn.unknown("Arrays", key);
             }

@@ -79,28 +79,28 @@ public final class Attr implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "id":
+                    seen = JsonIn.once(seen, 1L, "Attr", key);
                     v.id = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "quantity":
+                    seen = JsonIn.once(seen, 2L, "Attr", key);
                     v.quantity = JsonIn.i8(p);
-                    seen |= 2L;
                     break;
                 case "amount":
+                    seen = JsonIn.once(seen, 4L, "Attr", key);
                     v.amount = JsonIn.i8(p);
-                    seen |= 4L;
                     break;
                 case "active":
+                    seen = JsonIn.once(seen, 8L, "Attr", key);
                     v.active = JsonIn.flag(p);
-                    seen |= 8L;
                     break;
                 case "percent":
+                    seen = JsonIn.once(seen, 16L, "Attr", key);
                     v.percent = JsonIn.f64(p);
-                    seen |= 16L;
                     break;
                 case "size":
+                    seen = JsonIn.once(seen, 32L, "Attr", key);
                     v.size = JsonIn.i16(p);
-                    seen |= 32L;
                     break;
                 default: throw JsonIn.unknown("Attr", key);
             }

@@ -76,12 +76,12 @@ public final class BoundingBox implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "type":
+                    seen = JsonIn.once(seen, 1L, "BoundingBox", key);
                     v.type_ = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "coordinates":
+                    seen = JsonIn.once(seen, 2L, "BoundingBox", key);
                     v.coordinates = JsonIn.list(p, () -> JsonIn.list(p, () -> JsonIn.f64List(p)).toArray(new double[0][])).toArray(new double[0][][]);
-                    seen |= 2L;
                     break;
                 default: throw JsonIn.unknown("BoundingBox", key);
             }

@@ -62,12 +62,12 @@ public final class Coordinates implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "type":
+                    seen = JsonIn.once(seen, 1L, "Coordinates", key);
                     v.type_ = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "coordinates":
+                    seen = JsonIn.once(seen, 2L, "Coordinates", key);
                     v.coordinates = JsonIn.f64List(p);
-                    seen |= 2L;
                     break;
                 default: throw JsonIn.unknown("Coordinates", key);
             }

@@ -104,40 +104,40 @@ public final class Customer implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "custkey":
+                    seen = JsonIn.once(seen, 1L, "Customer", key);
                     v.custkey = JsonIn.i32(p);
-                    seen |= 1L;
                     break;
                 case "name":
+                    seen = JsonIn.once(seen, 2L, "Customer", key);
                     v.name = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "address":
+                    seen = JsonIn.once(seen, 4L, "Customer", key);
                     v.address = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "nationkey":
+                    seen = JsonIn.once(seen, 8L, "Customer", key);
                     v.nationkey = JsonIn.i32(p);
-                    seen |= 8L;
                     break;
                 case "phone":
+                    seen = JsonIn.once(seen, 16L, "Customer", key);
                     v.phone = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "acctbal":
+                    seen = JsonIn.once(seen, 32L, "Customer", key);
                     v.acctbal = JsonIn.f64(p);
-                    seen |= 32L;
                     break;
                 case "mktsegment":
+                    seen = JsonIn.once(seen, 64L, "Customer", key);
                     v.mktsegment = JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 case "comment":
+                    seen = JsonIn.once(seen, 128L, "Customer", key);
                     v.comment = JsonIn.str(p);
-                    seen |= 128L;
                     break;
                 case "orders":
+                    seen = JsonIn.once(seen, 256L, "Customer", key);
                     v.orders = JsonIn.list(p, () -> Order.readJson(p)).toArray(new Order[0]);
-                    seen |= 256L;
                     break;
                 default: throw JsonIn.unknown("Customer", key);
             }

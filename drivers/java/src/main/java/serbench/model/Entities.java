@@ -116,24 +116,24 @@ public final class Entities implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "hashtags":
+                    seen = JsonIn.once(seen, 1L, "Entities", key);
                     v.hashtags = JsonIn.list(p, () -> Hashtag.readJson(p)).toArray(new Hashtag[0]);
-                    seen |= 1L;
                     break;
                 case "symbols":
+                    seen = JsonIn.once(seen, 2L, "Entities", key);
                     v.symbols = JsonIn.list(p, () -> Hashtag.readJson(p)).toArray(new Hashtag[0]);
-                    seen |= 2L;
                     break;
                 case "urls":
+                    seen = JsonIn.once(seen, 4L, "Entities", key);
                     v.urls = JsonIn.list(p, () -> Url.readJson(p)).toArray(new Url[0]);
-                    seen |= 4L;
                     break;
                 case "user_mentions":
+                    seen = JsonIn.once(seen, 8L, "Entities", key);
                     v.userMentions = JsonIn.list(p, () -> Mention.readJson(p)).toArray(new Mention[0]);
-                    seen |= 8L;
                     break;
                 case "media":
+                    seen = JsonIn.once(seen, 16L, "Entities", key);
                     v.media = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.list(p, () -> Media.readJson(p)).toArray(new Media[0]);
-                    seen |= 16L;
                     break;
                 default: throw JsonIn.unknown("Entities", key);
             }

@@ -55,12 +55,12 @@ public final class Entry implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "position":
+                    seen = JsonIn.once(seen, 1L, "Entry", key);
                     v.position = JsonIn.i64(p);
-                    seen |= 1L;
                     break;
                 case "value":
+                    seen = JsonIn.once(seen, 2L, "Entry", key);
                     v.value = JsonIn.f64(p);
-                    seen |= 2L;
                     break;
                 default: throw JsonIn.unknown("Entry", key);
             }

@@ -56,8 +56,8 @@ public final class ExtendedEntities implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "media":
+                    seen = JsonIn.once(seen, 1L, "ExtendedEntities", key);
                     v.media = JsonIn.list(p, () -> Media.readJson(p)).toArray(new Media[0]);
-                    seen |= 1L;
                     break;
                 default: throw JsonIn.unknown("ExtendedEntities", key);
             }

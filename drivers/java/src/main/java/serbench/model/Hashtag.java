@@ -62,12 +62,12 @@ public final class Hashtag implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "text":
+                    seen = JsonIn.once(seen, 1L, "Hashtag", key);
                     v.text = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "indices":
+                    seen = JsonIn.once(seen, 2L, "Hashtag", key);
                     v.indices = JsonIn.i32List(p);
-                    seen |= 2L;
                     break;
                 default: throw JsonIn.unknown("Hashtag", key);
             }

@@ -25,6 +25,14 @@ public final class JsonIn {
         return new JsonParseException(null, struct + ": unknown key '" + key + "'");
     }
 
+    /** Marks a key as seen; a key given twice is an error. */
+    static long once(long seen, long bit, String struct, String key) throws JsonParseException {
+        if ((seen & bit) != 0) {
+            throw new JsonParseException(null, struct + ": repeated key '" + key + "'");
+        }
+        return seen | bit;
+    }
+
     static JsonParseException missing(String struct, long seen, long mask, String[] names) {
         StringBuilder absent = new StringBuilder();
         for (int k = 0; k < names.length; k++) {

@@ -41,7 +41,33 @@ public final class JsonOut {
             end--;
         }
         digits.setLength(end);
+        if (digits.length() == 2) {
+            point = oneDigit(Math.abs(v), digits, point);
+        }
         return render(negative, digits, point);
+    }
+
+    /**
+     * Java prints at least two digits (4.9E-324) where one may round-trip too (5e-324):
+     * keeps the one-digit neighbour that reads back to `v`, the nearer one if both do.
+     * Returns the new decimal point position.
+     */
+    private static int oneDigit(double v, StringBuilder digits, int point) {
+        int d = digits.charAt(0) - '0';
+        int second = digits.charAt(1) - '0';
+        boolean down = Double.parseDouble(d + "e" + (point - 1)) == v;
+        boolean up = Double.parseDouble((d + 1) + "e" + (point - 1)) == v;
+        if (up && (!down || second >= 5)) {
+            digits.setLength(0);
+            if (d == 9) {
+                digits.append('1');
+                return point + 1;
+            }
+            digits.append((char) ('0' + d + 1));
+        } else if (down) {
+            digits.setLength(1);
+        }
+        return point;
     }
 
     private static String render(boolean negative, StringBuilder digits, int point) {

@@ -139,68 +139,68 @@ public final class LineItem implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "orderkey":
+                    seen = JsonIn.once(seen, 1L, "LineItem", key);
                     v.orderkey = JsonIn.i32(p);
-                    seen |= 1L;
                     break;
                 case "part":
+                    seen = JsonIn.once(seen, 2L, "LineItem", key);
                     v.part = Part.readJson(p);
-                    seen |= 2L;
                     break;
                 case "supplier":
+                    seen = JsonIn.once(seen, 4L, "LineItem", key);
                     v.supplier = Supplier.readJson(p);
-                    seen |= 4L;
                     break;
                 case "linenumber":
+                    seen = JsonIn.once(seen, 8L, "LineItem", key);
                     v.linenumber = JsonIn.i32(p);
-                    seen |= 8L;
                     break;
                 case "quantity":
+                    seen = JsonIn.once(seen, 16L, "LineItem", key);
                     v.quantity = JsonIn.f64(p);
-                    seen |= 16L;
                     break;
                 case "extendedprice":
+                    seen = JsonIn.once(seen, 32L, "LineItem", key);
                     v.extendedprice = JsonIn.f64(p);
-                    seen |= 32L;
                     break;
                 case "discount":
+                    seen = JsonIn.once(seen, 64L, "LineItem", key);
                     v.discount = JsonIn.f64(p);
-                    seen |= 64L;
                     break;
                 case "tax":
+                    seen = JsonIn.once(seen, 128L, "LineItem", key);
                     v.tax = JsonIn.f64(p);
-                    seen |= 128L;
                     break;
                 case "returnflag":
+                    seen = JsonIn.once(seen, 256L, "LineItem", key);
                     v.returnflag = JsonIn.str(p);
-                    seen |= 256L;
                     break;
                 case "linestatus":
+                    seen = JsonIn.once(seen, 512L, "LineItem", key);
                     v.linestatus = JsonIn.str(p);
-                    seen |= 512L;
                     break;
                 case "shipdate":
+                    seen = JsonIn.once(seen, 1024L, "LineItem", key);
                     v.shipdate = JsonIn.str(p);
-                    seen |= 1024L;
                     break;
                 case "commitdate":
+                    seen = JsonIn.once(seen, 2048L, "LineItem", key);
                     v.commitdate = JsonIn.str(p);
-                    seen |= 2048L;
                     break;
                 case "receiptdate":
+                    seen = JsonIn.once(seen, 4096L, "LineItem", key);
                     v.receiptdate = JsonIn.str(p);
-                    seen |= 4096L;
                     break;
                 case "shipinstruct":
+                    seen = JsonIn.once(seen, 8192L, "LineItem", key);
                     v.shipinstruct = JsonIn.str(p);
-                    seen |= 8192L;
                     break;
                 case "shipmode":
+                    seen = JsonIn.once(seen, 16384L, "LineItem", key);
                     v.shipmode = JsonIn.str(p);
-                    seen |= 16384L;
                     break;
                 case "comment":
+                    seen = JsonIn.once(seen, 32768L, "LineItem", key);
                     v.comment = JsonIn.str(p);
-                    seen |= 32768L;
                     break;
                 default: throw JsonIn.unknown("LineItem", key);
             }

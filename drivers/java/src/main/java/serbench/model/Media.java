@@ -138,52 +138,52 @@ public final class Media implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "id":
+                    seen = JsonIn.once(seen, 1L, "Media", key);
                     v.id = JsonIn.i64(p);
-                    seen |= 1L;
                     break;
                 case "id_str":
+                    seen = JsonIn.once(seen, 2L, "Media", key);
                     v.idStr = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "indices":
+                    seen = JsonIn.once(seen, 4L, "Media", key);
                     v.indices = JsonIn.i32List(p);
-                    seen |= 4L;
                     break;
                 case "media_url":
+                    seen = JsonIn.once(seen, 8L, "Media", key);
                     v.mediaUrl = JsonIn.str(p);
-                    seen |= 8L;
                     break;
                 case "media_url_https":
+                    seen = JsonIn.once(seen, 16L, "Media", key);
                     v.mediaUrlHttps = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "url":
+                    seen = JsonIn.once(seen, 32L, "Media", key);
                     v.url = JsonIn.str(p);
-                    seen |= 32L;
                     break;
                 case "display_url":
+                    seen = JsonIn.once(seen, 64L, "Media", key);
                     v.displayUrl = JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 case "expanded_url":
+                    seen = JsonIn.once(seen, 128L, "Media", key);
                     v.expandedUrl = JsonIn.str(p);
-                    seen |= 128L;
                     break;
                 case "type":
+                    seen = JsonIn.once(seen, 256L, "Media", key);
                     v.type_ = JsonIn.str(p);
-                    seen |= 256L;
                     break;
                 case "sizes":
+                    seen = JsonIn.once(seen, 512L, "Media", key);
                     v.sizes = Sizes.readJson(p);
-                    seen |= 512L;
                     break;
                 case "source_status_id":
+                    seen = JsonIn.once(seen, 1024L, "Media", key);
                     v.sourceStatusId = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i64(p);
-                    seen |= 1024L;
                     break;
                 case "source_status_id_str":
+                    seen = JsonIn.once(seen, 2048L, "Media", key);
                     v.sourceStatusIdStr = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 2048L;
                     break;
                 default: throw JsonIn.unknown("Media", key);
             }

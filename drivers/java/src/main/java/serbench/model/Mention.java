@@ -80,24 +80,24 @@ public final class Mention implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "screen_name":
+                    seen = JsonIn.once(seen, 1L, "Mention", key);
                     v.screenName = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "name":
+                    seen = JsonIn.once(seen, 2L, "Mention", key);
                     v.name = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "id":
+                    seen = JsonIn.once(seen, 4L, "Mention", key);
                     v.id = JsonIn.i64(p);
-                    seen |= 4L;
                     break;
                 case "id_str":
+                    seen = JsonIn.once(seen, 8L, "Mention", key);
                     v.idStr = JsonIn.str(p);
-                    seen |= 8L;
                     break;
                 case "indices":
+                    seen = JsonIn.once(seen, 16L, "Mention", key);
                     v.indices = JsonIn.i32List(p);
-                    seen |= 16L;
                     break;
                 default: throw JsonIn.unknown("Mention", key);
             }

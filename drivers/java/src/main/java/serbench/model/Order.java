@@ -110,44 +110,44 @@ public final class Order implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "orderkey":
+                    seen = JsonIn.once(seen, 1L, "Order", key);
                     v.orderkey = JsonIn.i32(p);
-                    seen |= 1L;
                     break;
                 case "custkey":
+                    seen = JsonIn.once(seen, 2L, "Order", key);
                     v.custkey = JsonIn.i32(p);
-                    seen |= 2L;
                     break;
                 case "orderstatus":
+                    seen = JsonIn.once(seen, 4L, "Order", key);
                     v.orderstatus = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "totalprice":
+                    seen = JsonIn.once(seen, 8L, "Order", key);
                     v.totalprice = JsonIn.f64(p);
-                    seen |= 8L;
                     break;
                 case "orderdate":
+                    seen = JsonIn.once(seen, 16L, "Order", key);
                     v.orderdate = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "orderpriority":
+                    seen = JsonIn.once(seen, 32L, "Order", key);
                     v.orderpriority = JsonIn.str(p);
-                    seen |= 32L;
                     break;
                 case "clerk":
+                    seen = JsonIn.once(seen, 64L, "Order", key);
                     v.clerk = JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 case "shippriority":
+                    seen = JsonIn.once(seen, 128L, "Order", key);
                     v.shippriority = JsonIn.i32(p);
-                    seen |= 128L;
                     break;
                 case "comment":
+                    seen = JsonIn.once(seen, 256L, "Order", key);
                     v.comment = JsonIn.str(p);
-                    seen |= 256L;
                     break;
                 case "lineitems":
+                    seen = JsonIn.once(seen, 512L, "Order", key);
                     v.lineitems = JsonIn.list(p, () -> LineItem.readJson(p)).toArray(new LineItem[0]);
-                    seen |= 512L;
                     break;
                 default: throw JsonIn.unknown("Order", key);
             }

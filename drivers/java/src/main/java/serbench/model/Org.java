@@ -80,24 +80,24 @@ public final class Org implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "name":
+                    seen = JsonIn.once(seen, 1L, "Org", key);
                     v.name = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "category":
+                    seen = JsonIn.once(seen, 2L, "Org", key);
                     v.category = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "country":
+                    seen = JsonIn.once(seen, 4L, "Org", key);
                     v.country = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "type":
+                    seen = JsonIn.once(seen, 8L, "Org", key);
                     v.type_ = OrgType.VALUES[JsonIn.symbol(p, OrgType.NAMES)];
-                    seen |= 8L;
                     break;
                 case "attributes":
+                    seen = JsonIn.once(seen, 16L, "Org", key);
                     v.attributes = JsonIn.list(p, () -> Attr.readJson(p)).toArray(new Attr[0]);
-                    seen |= 16L;
                     break;
                 default: throw JsonIn.unknown("Org", key);
             }

@@ -97,40 +97,40 @@ public final class Part implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "partkey":
+                    seen = JsonIn.once(seen, 1L, "Part", key);
                     v.partkey = JsonIn.i32(p);
-                    seen |= 1L;
                     break;
                 case "name":
+                    seen = JsonIn.once(seen, 2L, "Part", key);
                     v.name = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "mfgr":
+                    seen = JsonIn.once(seen, 4L, "Part", key);
                     v.mfgr = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "brand":
+                    seen = JsonIn.once(seen, 8L, "Part", key);
                     v.brand = JsonIn.str(p);
-                    seen |= 8L;
                     break;
                 case "type":
+                    seen = JsonIn.once(seen, 16L, "Part", key);
                     v.type_ = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "size":
+                    seen = JsonIn.once(seen, 32L, "Part", key);
                     v.size = JsonIn.i32(p);
-                    seen |= 32L;
                     break;
                 case "container":
+                    seen = JsonIn.once(seen, 64L, "Part", key);
                     v.container = JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 case "retailprice":
+                    seen = JsonIn.once(seen, 128L, "Part", key);
                     v.retailprice = JsonIn.f64(p);
-                    seen |= 128L;
                     break;
                 case "comment":
+                    seen = JsonIn.once(seen, 256L, "Part", key);
                     v.comment = JsonIn.str(p);
-                    seen |= 256L;
                     break;
                 default: throw JsonIn.unknown("Part", key);
             }

@@ -99,36 +99,36 @@ public final class Place implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "id":
+                    seen = JsonIn.once(seen, 1L, "Place", key);
                     v.id = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "url":
+                    seen = JsonIn.once(seen, 2L, "Place", key);
                     v.url = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "place_type":
+                    seen = JsonIn.once(seen, 4L, "Place", key);
                     v.placeType = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "name":
+                    seen = JsonIn.once(seen, 8L, "Place", key);
                     v.name = JsonIn.str(p);
-                    seen |= 8L;
                     break;
                 case "full_name":
+                    seen = JsonIn.once(seen, 16L, "Place", key);
                     v.fullName = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "country_code":
+                    seen = JsonIn.once(seen, 32L, "Place", key);
                     v.countryCode = JsonIn.str(p);
-                    seen |= 32L;
                     break;
                 case "country":
+                    seen = JsonIn.once(seen, 64L, "Place", key);
                     v.country = JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 case "bounding_box":
+                    seen = JsonIn.once(seen, 128L, "Place", key);
                     v.boundingBox = p.currentToken() == JsonToken.VALUE_NULL ? null : BoundingBox.readJson(p);
-                    seen |= 128L;
                     break;
                 default: throw JsonIn.unknown("Place", key);
             }

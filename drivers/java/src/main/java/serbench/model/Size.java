@@ -61,16 +61,16 @@ public final class Size implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "w":
+                    seen = JsonIn.once(seen, 1L, "Size", key);
                     v.w = JsonIn.i32(p);
-                    seen |= 1L;
                     break;
                 case "h":
+                    seen = JsonIn.once(seen, 2L, "Size", key);
                     v.h = JsonIn.i32(p);
-                    seen |= 2L;
                     break;
                 case "resize":
+                    seen = JsonIn.once(seen, 4L, "Size", key);
                     v.resize = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 default: throw JsonIn.unknown("Size", key);
             }

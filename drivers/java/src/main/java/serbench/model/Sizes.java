@@ -67,20 +67,20 @@ public final class Sizes implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "thumb":
+                    seen = JsonIn.once(seen, 1L, "Sizes", key);
                     v.thumb = Size.readJson(p);
-                    seen |= 1L;
                     break;
                 case "small":
+                    seen = JsonIn.once(seen, 2L, "Sizes", key);
                     v.small = Size.readJson(p);
-                    seen |= 2L;
                     break;
                 case "medium":
+                    seen = JsonIn.once(seen, 4L, "Sizes", key);
                     v.medium = Size.readJson(p);
-                    seen |= 4L;
                     break;
                 case "large":
+                    seen = JsonIn.once(seen, 8L, "Sizes", key);
                     v.large = Size.readJson(p);
-                    seen |= 8L;
                     break;
                 default: throw JsonIn.unknown("Sizes", key);
             }

@@ -62,12 +62,12 @@ public final class SparseVector implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "dimension":
+                    seen = JsonIn.once(seen, 1L, "SparseVector", key);
                     v.dimension = JsonIn.i64(p);
-                    seen |= 1L;
                     break;
                 case "entries":
+                    seen = JsonIn.once(seen, 2L, "SparseVector", key);
                     v.entries = JsonIn.list(p, () -> Entry.readJson(p)).toArray(new Entry[0]);
-                    seen |= 2L;
                     break;
                 default: throw JsonIn.unknown("SparseVector", key);
             }

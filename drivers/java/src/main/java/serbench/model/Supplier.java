@@ -85,32 +85,32 @@ public final class Supplier implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "suppkey":
+                    seen = JsonIn.once(seen, 1L, "Supplier", key);
                     v.suppkey = JsonIn.i32(p);
-                    seen |= 1L;
                     break;
                 case "name":
+                    seen = JsonIn.once(seen, 2L, "Supplier", key);
                     v.name = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "address":
+                    seen = JsonIn.once(seen, 4L, "Supplier", key);
                     v.address = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "nationkey":
+                    seen = JsonIn.once(seen, 8L, "Supplier", key);
                     v.nationkey = JsonIn.i32(p);
-                    seen |= 8L;
                     break;
                 case "phone":
+                    seen = JsonIn.once(seen, 16L, "Supplier", key);
                     v.phone = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "acctbal":
+                    seen = JsonIn.once(seen, 32L, "Supplier", key);
                     v.acctbal = JsonIn.f64(p);
-                    seen |= 32L;
                     break;
                 case "comment":
+                    seen = JsonIn.once(seen, 64L, "Supplier", key);
                     v.comment = JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 default: throw JsonIn.unknown("Supplier", key);
             }

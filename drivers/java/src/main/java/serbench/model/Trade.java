@@ -93,28 +93,28 @@ public final class Trade implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "source_id":
+                    seen = JsonIn.once(seen, 1L, "Trade", key);
                     v.sourceId = JsonIn.i64(p);
-                    seen |= 1L;
                     break;
                 case "special":
+                    seen = JsonIn.once(seen, 2L, "Trade", key);
                     v.special = JsonIn.flag(p);
-                    seen |= 2L;
                     break;
                 case "order_code":
+                    seen = JsonIn.once(seen, 4L, "Trade", key);
                     v.orderCode = JsonIn.i32(p);
-                    seen |= 4L;
                     break;
                 case "priority":
+                    seen = JsonIn.once(seen, 8L, "Trade", key);
                     v.priority = JsonIn.i32(p);
-                    seen |= 8L;
                     break;
                 case "prices":
+                    seen = JsonIn.once(seen, 16L, "Trade", key);
                     v.prices = JsonIn.f64List(p);
-                    seen |= 16L;
                     break;
                 case "quantities":
+                    seen = JsonIn.once(seen, 32L, "Trade", key);
                     v.quantities = JsonIn.i64List(p);
-                    seen |= 32L;
                     break;
                 default: throw JsonIn.unknown("Trade", key);
             }

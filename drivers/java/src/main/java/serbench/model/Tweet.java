@@ -338,116 +338,116 @@ public final class Tweet implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "created_at":
+                    seen = JsonIn.once(seen, 1L, "Tweet", key);
                     v.createdAt = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "id":
+                    seen = JsonIn.once(seen, 2L, "Tweet", key);
                     v.id = JsonIn.i64(p);
-                    seen |= 2L;
                     break;
                 case "id_str":
+                    seen = JsonIn.once(seen, 4L, "Tweet", key);
                     v.idStr = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "text":
+                    seen = JsonIn.once(seen, 8L, "Tweet", key);
                     v.text = JsonIn.str(p);
-                    seen |= 8L;
                     break;
                 case "source":
+                    seen = JsonIn.once(seen, 16L, "Tweet", key);
                     v.source = JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "truncated":
+                    seen = JsonIn.once(seen, 32L, "Tweet", key);
                     v.truncated = JsonIn.flag(p);
-                    seen |= 32L;
                     break;
                 case "in_reply_to_status_id":
+                    seen = JsonIn.once(seen, 64L, "Tweet", key);
                     v.inReplyToStatusId = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i64(p);
-                    seen |= 64L;
                     break;
                 case "in_reply_to_user_id":
+                    seen = JsonIn.once(seen, 128L, "Tweet", key);
                     v.inReplyToUserId = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i64(p);
-                    seen |= 128L;
                     break;
                 case "in_reply_to_screen_name":
+                    seen = JsonIn.once(seen, 256L, "Tweet", key);
                     v.inReplyToScreenName = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 256L;
                     break;
                 case "user":
+                    seen = JsonIn.once(seen, 512L, "Tweet", key);
                     v.user = User.readJson(p);
-                    seen |= 512L;
                     break;
                 case "coordinates":
+                    seen = JsonIn.once(seen, 1024L, "Tweet", key);
                     v.coordinates = p.currentToken() == JsonToken.VALUE_NULL ? null : Coordinates.readJson(p);
-                    seen |= 1024L;
                     break;
                 case "place":
+                    seen = JsonIn.once(seen, 2048L, "Tweet", key);
                     v.place = p.currentToken() == JsonToken.VALUE_NULL ? null : Place.readJson(p);
-                    seen |= 2048L;
                     break;
                 case "quoted_status_id":
+                    seen = JsonIn.once(seen, 4096L, "Tweet", key);
                     v.quotedStatusId = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i64(p);
-                    seen |= 4096L;
                     break;
                 case "is_quote_status":
+                    seen = JsonIn.once(seen, 8192L, "Tweet", key);
                     v.isQuoteStatus = JsonIn.flag(p);
-                    seen |= 8192L;
                     break;
                 case "quoted_status":
+                    seen = JsonIn.once(seen, 16384L, "Tweet", key);
                     v.quotedStatus = p.currentToken() == JsonToken.VALUE_NULL ? null : Tweet.readJson(p);
-                    seen |= 16384L;
                     break;
                 case "retweeted_status":
+                    seen = JsonIn.once(seen, 32768L, "Tweet", key);
                     v.retweetedStatus = p.currentToken() == JsonToken.VALUE_NULL ? null : Tweet.readJson(p);
-                    seen |= 32768L;
                     break;
                 case "quote_count":
+                    seen = JsonIn.once(seen, 65536L, "Tweet", key);
                     v.quoteCount = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i32(p);
-                    seen |= 65536L;
                     break;
                 case "reply_count":
+                    seen = JsonIn.once(seen, 131072L, "Tweet", key);
                     v.replyCount = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i32(p);
-                    seen |= 131072L;
                     break;
                 case "retweet_count":
+                    seen = JsonIn.once(seen, 262144L, "Tweet", key);
                     v.retweetCount = JsonIn.i32(p);
-                    seen |= 262144L;
                     break;
                 case "favorite_count":
+                    seen = JsonIn.once(seen, 524288L, "Tweet", key);
                     v.favoriteCount = JsonIn.i32(p);
-                    seen |= 524288L;
                     break;
                 case "entities":
+                    seen = JsonIn.once(seen, 1048576L, "Tweet", key);
                     v.entities = Entities.readJson(p);
-                    seen |= 1048576L;
                     break;
                 case "extended_entities":
+                    seen = JsonIn.once(seen, 2097152L, "Tweet", key);
                     v.extendedEntities = p.currentToken() == JsonToken.VALUE_NULL ? null : ExtendedEntities.readJson(p);
-                    seen |= 2097152L;
                     break;
                 case "favorited":
+                    seen = JsonIn.once(seen, 4194304L, "Tweet", key);
                     v.favorited = JsonIn.flag(p);
-                    seen |= 4194304L;
                     break;
                 case "retweeted":
+                    seen = JsonIn.once(seen, 8388608L, "Tweet", key);
                     v.retweeted = JsonIn.flag(p);
-                    seen |= 8388608L;
                     break;
                 case "possibly_sensitive":
+                    seen = JsonIn.once(seen, 16777216L, "Tweet", key);
                     v.possiblySensitive = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.flag(p);
-                    seen |= 16777216L;
                     break;
                 case "filter_level":
+                    seen = JsonIn.once(seen, 33554432L, "Tweet", key);
                     v.filterLevel = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 33554432L;
                     break;
                 case "lang":
+                    seen = JsonIn.once(seen, 67108864L, "Tweet", key);
                     v.lang = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 67108864L;
                     break;
                 case "display_text_range":
+                    seen = JsonIn.once(seen, 134217728L, "Tweet", key);
                     v.displayTextRange = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i32List(p);
-                    seen |= 134217728L;
                     break;
                 default: throw JsonIn.unknown("Tweet", key);
             }

@@ -90,20 +90,20 @@ public final class Url implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "url":
+                    seen = JsonIn.once(seen, 1L, "Url", key);
                     v.url = JsonIn.str(p);
-                    seen |= 1L;
                     break;
                 case "expanded_url":
+                    seen = JsonIn.once(seen, 2L, "Url", key);
                     v.expandedUrl = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "display_url":
+                    seen = JsonIn.once(seen, 4L, "Url", key);
                     v.displayUrl = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "indices":
+                    seen = JsonIn.once(seen, 8L, "Url", key);
                     v.indices = JsonIn.i32List(p);
-                    seen |= 8L;
                     break;
                 default: throw JsonIn.unknown("Url", key);
             }

@@ -367,156 +367,156 @@ public final class User implements java.io.Serializable {
             p.nextToken();
             switch (key) {
                 case "id":
+                    seen = JsonIn.once(seen, 1L, "User", key);
                     v.id = JsonIn.i64(p);
-                    seen |= 1L;
                     break;
                 case "id_str":
+                    seen = JsonIn.once(seen, 2L, "User", key);
                     v.idStr = JsonIn.str(p);
-                    seen |= 2L;
                     break;
                 case "name":
+                    seen = JsonIn.once(seen, 4L, "User", key);
                     v.name = JsonIn.str(p);
-                    seen |= 4L;
                     break;
                 case "screen_name":
+                    seen = JsonIn.once(seen, 8L, "User", key);
                     v.screenName = JsonIn.str(p);
-                    seen |= 8L;
                     break;
                 case "location":
+                    seen = JsonIn.once(seen, 16L, "User", key);
                     v.location = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 16L;
                     break;
                 case "url":
+                    seen = JsonIn.once(seen, 32L, "User", key);
                     v.url = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 32L;
                     break;
                 case "description":
+                    seen = JsonIn.once(seen, 64L, "User", key);
                     v.description = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 64L;
                     break;
                 case "protected":
+                    seen = JsonIn.once(seen, 128L, "User", key);
                     v.protected_ = JsonIn.flag(p);
-                    seen |= 128L;
                     break;
                 case "verified":
+                    seen = JsonIn.once(seen, 256L, "User", key);
                     v.verified = JsonIn.flag(p);
-                    seen |= 256L;
                     break;
                 case "followers_count":
+                    seen = JsonIn.once(seen, 512L, "User", key);
                     v.followersCount = JsonIn.i32(p);
-                    seen |= 512L;
                     break;
                 case "friends_count":
+                    seen = JsonIn.once(seen, 1024L, "User", key);
                     v.friendsCount = JsonIn.i32(p);
-                    seen |= 1024L;
                     break;
                 case "listed_count":
+                    seen = JsonIn.once(seen, 2048L, "User", key);
                     v.listedCount = JsonIn.i32(p);
-                    seen |= 2048L;
                     break;
                 case "favourites_count":
+                    seen = JsonIn.once(seen, 4096L, "User", key);
                     v.favouritesCount = JsonIn.i32(p);
-                    seen |= 4096L;
                     break;
                 case "statuses_count":
+                    seen = JsonIn.once(seen, 8192L, "User", key);
                     v.statusesCount = JsonIn.i32(p);
-                    seen |= 8192L;
                     break;
                 case "created_at":
+                    seen = JsonIn.once(seen, 16384L, "User", key);
                     v.createdAt = JsonIn.str(p);
-                    seen |= 16384L;
                     break;
                 case "utc_offset":
+                    seen = JsonIn.once(seen, 32768L, "User", key);
                     v.utcOffset = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.i32(p);
-                    seen |= 32768L;
                     break;
                 case "time_zone":
+                    seen = JsonIn.once(seen, 65536L, "User", key);
                     v.timeZone = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 65536L;
                     break;
                 case "geo_enabled":
+                    seen = JsonIn.once(seen, 131072L, "User", key);
                     v.geoEnabled = JsonIn.flag(p);
-                    seen |= 131072L;
                     break;
                 case "lang":
+                    seen = JsonIn.once(seen, 262144L, "User", key);
                     v.lang = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 262144L;
                     break;
                 case "contributors_enabled":
+                    seen = JsonIn.once(seen, 524288L, "User", key);
                     v.contributorsEnabled = JsonIn.flag(p);
-                    seen |= 524288L;
                     break;
                 case "is_translator":
+                    seen = JsonIn.once(seen, 1048576L, "User", key);
                     v.isTranslator = JsonIn.flag(p);
-                    seen |= 1048576L;
                     break;
                 case "profile_background_color":
+                    seen = JsonIn.once(seen, 2097152L, "User", key);
                     v.profileBackgroundColor = JsonIn.str(p);
-                    seen |= 2097152L;
                     break;
                 case "profile_background_image_url":
+                    seen = JsonIn.once(seen, 4194304L, "User", key);
                     v.profileBackgroundImageUrl = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 4194304L;
                     break;
                 case "profile_background_image_url_https":
+                    seen = JsonIn.once(seen, 8388608L, "User", key);
                     v.profileBackgroundImageUrlHttps = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 8388608L;
                     break;
                 case "profile_background_tile":
+                    seen = JsonIn.once(seen, 16777216L, "User", key);
                     v.profileBackgroundTile = JsonIn.flag(p);
-                    seen |= 16777216L;
                     break;
                 case "profile_image_url":
+                    seen = JsonIn.once(seen, 33554432L, "User", key);
                     v.profileImageUrl = JsonIn.str(p);
-                    seen |= 33554432L;
                     break;
                 case "profile_image_url_https":
+                    seen = JsonIn.once(seen, 67108864L, "User", key);
                     v.profileImageUrlHttps = JsonIn.str(p);
-                    seen |= 67108864L;
                     break;
                 case "profile_banner_url":
+                    seen = JsonIn.once(seen, 134217728L, "User", key);
                     v.profileBannerUrl = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.str(p);
-                    seen |= 134217728L;
                     break;
                 case "profile_link_color":
+                    seen = JsonIn.once(seen, 268435456L, "User", key);
                     v.profileLinkColor = JsonIn.str(p);
-                    seen |= 268435456L;
                     break;
                 case "profile_sidebar_border_color":
+                    seen = JsonIn.once(seen, 536870912L, "User", key);
                     v.profileSidebarBorderColor = JsonIn.str(p);
-                    seen |= 536870912L;
                     break;
                 case "profile_sidebar_fill_color":
+                    seen = JsonIn.once(seen, 1073741824L, "User", key);
                     v.profileSidebarFillColor = JsonIn.str(p);
-                    seen |= 1073741824L;
                     break;
                 case "profile_text_color":
+                    seen = JsonIn.once(seen, 2147483648L, "User", key);
                     v.profileTextColor = JsonIn.str(p);
-                    seen |= 2147483648L;
                     break;
                 case "profile_use_background_image":
+                    seen = JsonIn.once(seen, 4294967296L, "User", key);
                     v.profileUseBackgroundImage = JsonIn.flag(p);
-                    seen |= 4294967296L;
                     break;
                 case "default_profile":
+                    seen = JsonIn.once(seen, 8589934592L, "User", key);
                     v.defaultProfile = JsonIn.flag(p);
-                    seen |= 8589934592L;
                     break;
                 case "default_profile_image":
+                    seen = JsonIn.once(seen, 17179869184L, "User", key);
                     v.defaultProfileImage = JsonIn.flag(p);
-                    seen |= 17179869184L;
                     break;
                 case "following":
+                    seen = JsonIn.once(seen, 34359738368L, "User", key);
                     v.following = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.flag(p);
-                    seen |= 34359738368L;
                     break;
                 case "follow_request_sent":
+                    seen = JsonIn.once(seen, 68719476736L, "User", key);
                     v.followRequestSent = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.flag(p);
-                    seen |= 68719476736L;
                     break;
                 case "notifications":
+                    seen = JsonIn.once(seen, 137438953472L, "User", key);
                     v.notifications = p.currentToken() == JsonToken.VALUE_NULL ? null : JsonIn.flag(p);
-                    seen |= 137438953472L;
                     break;
                 default: throw JsonIn.unknown("User", key);
             }

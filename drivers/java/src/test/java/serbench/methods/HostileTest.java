@@ -1,0 +1,96 @@
+package serbench.methods;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import serbench.Bytes;
+import serbench.Registry;
+import serbench.Vectors;
+import serbench.model.ModelType;
+import serbench.tasks.Json;
+
+/**
+ * Hostile and damaged bytes: the Java-serialization methods refuse classes outside their
+ * allow-lists before loading them, and every method refuses truncated or trailing bytes with
+ * an exception (never a crash), which the read tasks turn into corrupt_input.
+ */
+class HostileTest {
+    /** A class no allow-list names; reading it must never run its readObject. */
+    static final class Gadget implements Serializable {
+        private static final long serialVersionUID = 1L;
+        static boolean ran;
+
+        private void readObject(java.io.ObjectInputStream in) throws Exception {
+            in.defaultReadObject();
+            ran = true;
+        }
+    }
+
+    static Stream<Arguments> hostile() {
+        HashMap<String, Object> map = new HashMap<>();
+        map.put("k", new Gadget());
+        return Stream.of("java_builtin", "java_externalizable").flatMap(m ->
+            Stream.of(Arguments.of(m, new Gadget()), Arguments.of(m, map),
+                Arguments.of(m, new ArrayList<>(List.of("x")))));
+    }
+
+    @ParameterizedTest(name = "{0} refuses {1}")
+    @MethodSource("hostile")
+    void classesOutsideTheAllowListAreRefused(String method, Object payload) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ObjectOutputStream o = new ObjectOutputStream(b)) {
+            o.writeObject(payload);
+        }
+        byte[] bytes = b.toByteArray();
+        Codec<?> codec = Registry.method(method).codec(ModelType.byId("trade"));
+        Gadget.ran = false;
+        Exception e = assertThrows(Exception.class,
+            () -> codec.decode(ByteBuffer.wrap(bytes), 0, bytes.length));
+        assertTrue(e.getMessage().contains("allow-list"), e.getMessage());
+        assertFalse(Gadget.ran);
+    }
+
+    static Stream<Arguments> writers() {
+        return Registry.METHODS.stream().filter(MethodSpec::writes).flatMap(m ->
+            Stream.of("trade", "tweet", "org").map(model -> Arguments.of(m.id(), model)));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("writers")
+    void truncatedAndTrailingBytesAreRefused(String method, String model) throws Exception {
+        damaged(Registry.method(method), ModelType.byId(model));
+    }
+
+    private static <T> void damaged(MethodSpec method, ModelType<T> model) throws Exception {
+        Codec<T> codec = method.codec(model);
+        for (T object : Json.load(Vectors.jsonl(model.id), model)) {
+            Bytes out = new Bytes(16);
+            codec.encode(object, out);
+            for (int len : new int[] {out.length / 2, out.length - 1, out.length + 1}) {
+                ByteBuffer page = page(method, out, len);
+                assertThrows(Exception.class, () -> codec.fold(page, 0, len,
+                    method.depths().get(0), new serbench.Hasher()),
+                    method.id() + " " + model.id + " " + len + " of " + out.length + " bytes");
+            }
+        }
+    }
+
+    private static ByteBuffer page(MethodSpec method, Bytes out, int len) {
+        byte[] a = java.util.Arrays.copyOf(out.array, len);
+        return method.directPages()
+            ? ByteBuffer.allocateDirect(len).put(0, a).order(java.nio.ByteOrder.nativeOrder())
+            : ByteBuffer.wrap(a);
+    }
+}
