@@ -28,6 +28,13 @@ const LIBRARIES: &[&str] = &[
     "libc",
     "mimalloc",
     "libmimalloc-sys",
+    "rkyv",
+    "rend",
+    "bytecheck",
+    "rancor",
+    "ptr_meta",
+    "munge",
+    "simdutf8",
 ];
 
 fn main() {
