@@ -13,7 +13,7 @@ pub fn info() -> Value {
         .iter()
         .map(|m| {
             let depths: Vec<&str> = m.depths.iter().map(|d| d.id()).collect();
-            let spec = json!({"depths": depths, "variants": [], "models": models,
+            let spec = json!({"depths": depths, "variants": m.variants, "models": models,
                               "files": m.files, "settings": (m.settings)()});
             (m.id.to_string(), spec)
         })

@@ -54,6 +54,7 @@ struct Cell {
     model: ModelId,
     method: &'static MethodSpec,
     depth: Depth,
+    variant: &'static str,
 }
 
 impl Cell {
@@ -68,16 +69,22 @@ impl Cell {
             ))
         })?;
         let depth = Depth::parse(req.depth.as_deref().unwrap_or(""))?;
-        let variant = req.variant.as_deref().unwrap_or("");
-        if !variant.is_empty() {
-            return Err(Failure::unsupported(format!(
-                "rust {id} has no variant '{variant}'"
-            )));
-        }
+        let variant = match req.variant.as_deref().unwrap_or("") {
+            "" => "",
+            wanted => method
+                .variants
+                .iter()
+                .copied()
+                .find(|&v| v == wanted)
+                .ok_or_else(|| {
+                    Failure::unsupported(format!("rust {id} has no variant '{wanted}'"))
+                })?,
+        };
         Ok(Cell {
             model,
             method,
             depth,
+            variant,
         })
     }
 
@@ -117,7 +124,8 @@ impl Cell {
     }
 
     fn run<J: CodecJob<Output = Result<Value, Failure>>>(&self, job: J) -> Result<Value, Failure> {
-        with_codec(self.method.id, self.model, job).expect("the method was found in the registry")
+        with_codec(self.method.id, self.variant, self.model, job)
+            .expect("the method was found in the registry")
     }
 }
 

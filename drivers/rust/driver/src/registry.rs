@@ -22,6 +22,7 @@ pub struct MethodSpec {
     pub depths: &'static [Depth],
     pub files: &'static [&'static str],
     pub writes: bool,
+    pub variants: &'static [&'static str],
     pub settings: fn() -> Map<String, Value>,
 }
 
@@ -38,6 +39,7 @@ macro_rules! registry {
                 depths: <$method as Method>::DEPTHS,
                 files: <$method as Method>::FILES,
                 writes: <$method as Method>::WRITES,
+                variants: <$method as Method>::VARIANTS,
                 settings: <$method as Method>::settings,
             },
         )*];
@@ -45,12 +47,18 @@ macro_rules! registry {
         /// Every task this driver runs.
         pub const TASKS: &[&str] = &[$(<$task as Task>::ID),*];
 
-        /// Runs `job` with a fresh codec of `method` for `model`; None for an unknown method.
-        pub fn with_codec<J: CodecJob>(method: &str, model: ModelId, job: J) -> Option<J::Output> {
+        /// Runs `job` with a fresh codec of `method` for `model`, reading as `variant` (one the
+        /// method lists, or `""`); None for an unknown method.
+        pub fn with_codec<J: CodecJob>(
+            method: &str,
+            variant: &str,
+            model: ModelId,
+            job: J,
+        ) -> Option<J::Output> {
             dispatch!(model, M => {
                 $(
                     if method == <$method as Method>::ID {
-                        return Some(job.run::<M, $method>(<$method>::default()));
+                        return Some(job.run::<M, $method>(<$method>::for_variant(variant)));
                     }
                 )*
                 None
@@ -81,6 +89,7 @@ registry! {
         crate::methods::json_gzip::JsonGzip,
         crate::methods::json::Json,
         crate::methods::raw::Raw,
+        crate::methods::rkyv::Rkyv,
     }
     tasks {
         crate::tasks::write::Write,

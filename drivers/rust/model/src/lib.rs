@@ -34,5 +34,21 @@ pub use tweet::{
     Sizes, Tweet, TweetKind, Url, User,
 };
 
+/// The archived forms rkyv derives for every model struct, read in place by the driver.
+pub mod archived {
+    pub use crate::small::{
+        ArchivedArrays, ArchivedAttr, ArchivedOrg, ArchivedOrgType, ArchivedTrade,
+    };
+    pub use crate::sparse::{ArchivedEntry, ArchivedSparseVector};
+    pub use crate::tpch::{
+        ArchivedCustomer, ArchivedLineItem, ArchivedOrder, ArchivedPart, ArchivedSupplier,
+    };
+    pub use crate::tweet::{
+        ArchivedBoundingBox, ArchivedCoordinates, ArchivedEntities, ArchivedExtendedEntities,
+        ArchivedHashtag, ArchivedMedia, ArchivedMention, ArchivedPlace, ArchivedSize,
+        ArchivedSizes, ArchivedTweet, ArchivedUrl, ArchivedUser,
+    };
+}
+
 #[cfg(test)]
 mod tests;

@@ -56,6 +56,8 @@ macro_rules! model_struct {
             $( $(#[$field_meta:meta])* pub $field:ident : $ty:ty, )*
         }
     ) => {
+        // rkyv's derives come first: a struct's `#[rkyv(...)]` attributes (in `$meta`) follow them
+        #[derive(::rkyv::Archive, ::rkyv::Serialize, ::rkyv::Deserialize)]
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
         #[serde(deny_unknown_fields)]

@@ -2,6 +2,16 @@
 
 model_struct! {
     /// A Twitter API v1.1 status; recursive through `quoted_status` and `retweeted_status`.
+    // rkyv: the recursive fields omit their bounds, so the bounds they need are stated here
+    #[rkyv(serialize_bounds(
+        __S: ::rkyv::ser::Writer + ::rkyv::ser::Allocator,
+        __S::Error: ::rkyv::rancor::Source,
+    ))]
+    #[rkyv(deserialize_bounds(__D::Error: ::rkyv::rancor::Source))]
+    #[rkyv(bytecheck(bounds(
+        __C: ::rkyv::validation::ArchiveContext,
+        __C::Error: ::rkyv::rancor::Source,
+    )))]
     pub struct Tweet key(id) {
         pub created_at: String,
         pub id: i64,
@@ -24,8 +34,10 @@ model_struct! {
         pub quoted_status_id: Option<i64>,
         pub is_quote_status: bool,
         #[serde(default)]
+        #[rkyv(omit_bounds)]
         pub quoted_status: Option<Box<Tweet>>,
         #[serde(default)]
+        #[rkyv(omit_bounds)]
         pub retweeted_status: Option<Box<Tweet>>,
         #[serde(default)]
         pub quote_count: Option<i32>,

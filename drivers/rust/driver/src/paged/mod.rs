@@ -122,6 +122,26 @@ mod tests {
     }
 
     #[test]
+    fn aligned_objects_start_at_multiples_of_the_alignment_after_zero_padding() {
+        let scratch = Scratch::new();
+        let base = scratch.join("f");
+        let timer = IoTimer::default();
+        let mut writer = PageWriter::create(&base, P, &timer).unwrap();
+        for len in [12, 12, 30, 8] {
+            writer
+                .push(8, |out| out.resize(out.len() + len, 7))
+                .unwrap();
+        }
+        writer.finish("arrays", "handcoded", "rust").unwrap();
+        assert_eq!(
+            entries(&base),
+            vec![(0, 0, 12), (0, 16, 12), (0, 32, 30), (1, 0, 8)]
+        );
+        let data = fs::read(data_path(&base)).unwrap();
+        assert_eq!((&data[12..16], &data[28..32]), (&[0; 4][..], &[0; 4][..]));
+    }
+
+    #[test]
     fn an_object_that_does_not_fit_moves_to_the_next_page() {
         assert_eq!(layout(&[40, 28]), (vec![(0, 0, 40), (1, 0, 28)], 64 + 28));
     }

@@ -60,9 +60,11 @@ impl<'t> PageWriter<'t> {
         })
     }
 
-    /// Appends one object, which `encode` writes at the end of the page buffer. An object
-    /// that does not fit what is left of the page moves to the start of the next one.
-    pub fn push(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> Result<(), Failure> {
+    /// Appends one object, which `encode` writes at the end of the page buffer, starting at
+    /// a multiple of `align` within the page (zero padding before it). An object that does
+    /// not fit what is left of the page moves to the start of the next one.
+    pub fn push(&mut self, align: usize, encode: impl FnOnce(&mut Vec<u8>)) -> Result<(), Failure> {
+        self.page.resize(self.page.len().next_multiple_of(align), 0);
         let start = self.page.len();
         encode(&mut self.page);
         let length = self.page.len() - start;

@@ -177,6 +177,17 @@ pub fn read_objects<M: ModelType, C: Codec<M>>(
         page_size,
     } = read;
     let mut reader = PageReader::open(base, expect::<M, C>(page_size), timer, page)?;
+    if codec.trusting() && reader.header().writer != WRITER {
+        return Err(Failure::new(
+            Kind::WrongFile,
+            format!(
+                "{}: written by '{}'; {}'s trusting read takes only files this driver wrote",
+                index_path(base).display(),
+                reader.header().writer,
+                C::ID
+            ),
+        ));
+    }
     let count = reader.count();
     let mut checksum = SetChecksum::default();
     let mut visit = |n: u64| -> Result<(), Failure> {

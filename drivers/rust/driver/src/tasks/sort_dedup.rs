@@ -175,7 +175,7 @@ fn write_run<M: ModelType, C: Codec<M>>(
     let path = sort.run_path(runs.len());
     let mut writer = PageWriter::create(&path, sort.page_size, timer)?;
     for object in chunk.iter() {
-        writer.push(|out| codec.encode(object, out))?;
+        writer.push(C::ALIGN, |out| codec.encode(object, out))?;
     }
     chunk.clear();
     let counters = writer.finish(M::ID.name(), C::ID, WRITER)?;
@@ -285,7 +285,7 @@ fn merge<M: ModelType, C: Codec<M>>(
         if last.as_ref().is_some_and(|l| l.total_eq(&object)) {
             continue;
         }
-        writer.push(|bytes| codec.encode(&object, bytes))?;
+        writer.push(C::ALIGN, |bytes| codec.encode(&object, bytes))?;
         sequence.word(object_hash(&object));
         last = Some(object);
     }

@@ -55,7 +55,7 @@ pub fn write_file<M: ModelType, C: Codec<M>>(
 ) -> Result<WriteCounters, Failure> {
     let mut writer = PageWriter::create(base, page_size, timer)?;
     for object in objects {
-        writer.push(|out| codec.encode(object, out))?;
+        writer.push(C::ALIGN, |out| codec.encode(object, out))?;
     }
     writer.finish(M::ID.name(), C::ID, WRITER)
 }

@@ -1,0 +1,454 @@
+//! `rkyv` (0.8): the model structs' archived forms, read in place (depth `access`) or
+//! deserialized into the native structs (depth `materialize`). One stored object is one
+//! `rkyv::to_bytes` buffer, root at the end; Rust only (the layout is rkyv's own).
+//!
+//! Variants, as for the C++ `inplace` method:
+//! - `""` (the default) TRUSTS the bytes: `access_unchecked`, no validation. Reading a
+//!   damaged or foreign buffer this way is undefined behaviour, so this codec reports itself
+//!   [`trusting`](Method::trusting) and the reader refuses any file this driver did not
+//!   write; only a minimum length and the alignment are checked.
+//! - `validate` checks the whole buffer with bytecheck (every relative pointer, length, bool,
+//!   enum tag and string's UTF-8) before it is read, and turns what is wrong into a
+//!   [`DecodeError`].
+//!
+//! Objects are 8-aligned within their page (every archived model type needs at most 8), so
+//! the archived values are used where the page buffer holds them.
+
+use ::rkyv::rancor;
+use ::rkyv::rend::{f64_le, i16_le, i32_le, i64_le};
+use ::rkyv::ser::allocator::Arena;
+use ::rkyv::string::ArchivedString;
+use ::rkyv::vec::ArchivedVec;
+use ::rkyv::{boxed::ArchivedBox, option::ArchivedOption, Archived};
+use serbench_model::archived::*;
+use serbench_model::{Arrays, Customer, Hasher, LineItem, Org, Part, SparseVector, Trade, Tweet};
+
+use super::{fold_decoded, Codec, DecodeError, Method};
+use crate::protocol::Depth;
+
+/// The validating variant.
+const VALIDATE: &str = "validate";
+/// The alignment every archived model type fits in (checked for each root below).
+const ALIGN: usize = 8;
+
+#[derive(Default)]
+pub struct Rkyv {
+    validate: bool,
+    /// Scratch space of the serializer, kept across objects.
+    arena: Arena,
+}
+
+impl Method for Rkyv {
+    const ID: &'static str = "rkyv";
+    const DEPTHS: &'static [Depth] = &[Depth::Materialize, Depth::Access];
+    const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/rkyv.rs"];
+    const VARIANTS: &'static [&'static str] = &[VALIDATE];
+    const ALIGN: usize = ALIGN;
+
+    fn for_variant(variant: &str) -> Self {
+        Rkyv {
+            validate: variant == VALIDATE,
+            arena: Arena::new(),
+        }
+    }
+
+    fn trusting(&self) -> bool {
+        !self.validate
+    }
+}
+
+impl Rkyv {
+    /// The archived root of `bytes`: checked by bytecheck, or (trusting) only for the
+    /// length and alignment that `access_unchecked` needs to stay inside `bytes`.
+    #[inline]
+    fn root<'a, A>(&self, bytes: &'a [u8]) -> Result<&'a A, DecodeError>
+    where
+        A: ::rkyv::Portable
+            + for<'v> ::rkyv::bytecheck::CheckBytes<
+                ::rkyv::api::high::HighValidator<'v, rancor::Error>,
+            >,
+    {
+        if self.validate {
+            return ::rkyv::access::<A, rancor::Error>(bytes)
+                .map_err(|e| DecodeError::new(0, format!("invalid rkyv buffer: {e}")));
+        }
+        if bytes.len() < size_of::<A>() {
+            return Err(DecodeError::new(
+                0,
+                format!(
+                    "truncated: the archived root needs {} bytes, the object has {}",
+                    size_of::<A>(),
+                    bytes.len()
+                ),
+            ));
+        }
+        if bytes.as_ptr() as usize % ALIGN != 0 {
+            return Err(DecodeError::new(0, "the object is not 8-byte aligned"));
+        }
+        // SAFETY: the reader hands a trusting codec only objects of files this driver wrote
+        // (see `Method::trusting`), which are whole `to_bytes` buffers of `A`'s type kept
+        // 8-aligned; length and alignment are checked above.
+        Ok(unsafe { ::rkyv::access_unchecked::<A>(bytes) })
+    }
+}
+
+/// Folds an archived value's checksum words straight from the archive, as
+/// `Checksum::fold` does for the native value.
+trait Fold {
+    fn fold(&self, h: &mut Hasher);
+}
+
+macro_rules! int_fold {
+    ($($t:ty),*) => {$(
+        impl Fold for $t {
+            #[inline(always)]
+            fn fold(&self, h: &mut Hasher) {
+                h.int(self.to_native() as i64);
+            }
+        }
+    )*};
+}
+int_fold!(i16_le, i32_le, i64_le);
+
+impl Fold for i8 {
+    #[inline(always)]
+    fn fold(&self, h: &mut Hasher) {
+        h.int(*self as i64);
+    }
+}
+
+impl Fold for f64_le {
+    #[inline(always)]
+    fn fold(&self, h: &mut Hasher) {
+        h.f64(self.to_native());
+    }
+}
+
+impl Fold for bool {
+    #[inline(always)]
+    fn fold(&self, h: &mut Hasher) {
+        h.bool(*self);
+    }
+}
+
+impl Fold for ArchivedString {
+    #[inline(always)]
+    fn fold(&self, h: &mut Hasher) {
+        h.str(self.as_str());
+    }
+}
+
+impl<T: Fold> Fold for ArchivedOption<T> {
+    #[inline(always)]
+    fn fold(&self, h: &mut Hasher) {
+        match self.as_ref() {
+            None => h.absent(),
+            Some(v) => {
+                h.present();
+                v.fold(h);
+            }
+        }
+    }
+}
+
+impl<T: Fold> Fold for ArchivedVec<T> {
+    #[inline]
+    fn fold(&self, h: &mut Hasher) {
+        h.list_len(self.len());
+        for item in self.iter() {
+            item.fold(h);
+        }
+    }
+}
+
+impl<T: Fold> Fold for ArchivedBox<T> {
+    #[inline]
+    fn fold(&self, h: &mut Hasher) {
+        self.get().fold(h);
+    }
+}
+
+impl Fold for ArchivedOrgType {
+    #[inline]
+    fn fold(&self, h: &mut Hasher) {
+        let ordinal = match self {
+            ArchivedOrgType::Foo => 0,
+            ArchivedOrgType::Bar => 1,
+            ArchivedOrgType::Baz => 2,
+        };
+        h.int(ordinal);
+    }
+}
+
+/// One line per struct: its fields in canonical order. The destructuring makes a field left
+/// out of a list fail to compile.
+macro_rules! fold_fields {
+    ($($name:ident { $($field:ident),* $(,)? })*) => {$(
+        impl Fold for $name {
+            #[inline]
+            fn fold(&self, h: &mut Hasher) {
+                let $name { $($field),* } = self;
+                $( Fold::fold($field, h); )*
+            }
+        }
+    )*};
+}
+
+fold_fields! {
+    ArchivedPart { partkey, name, mfgr, brand, r#type, size, container, retailprice, comment }
+    ArchivedSupplier { suppkey, name, address, nationkey, phone, acctbal, comment }
+    ArchivedLineItem {
+        orderkey, part, supplier, linenumber, quantity, extendedprice, discount, tax,
+        returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
+        comment,
+    }
+    ArchivedOrder {
+        orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, clerk,
+        shippriority, comment, lineitems,
+    }
+    ArchivedCustomer {
+        custkey, name, address, nationkey, phone, acctbal, mktsegment, comment, orders,
+    }
+    ArchivedTweet {
+        created_at, id, id_str, text, source, truncated, in_reply_to_status_id,
+        in_reply_to_user_id, in_reply_to_screen_name, user, coordinates, place,
+        quoted_status_id, is_quote_status, quoted_status, retweeted_status, quote_count,
+        reply_count, retweet_count, favorite_count, entities, extended_entities, favorited,
+        retweeted, possibly_sensitive, filter_level, lang, display_text_range,
+    }
+    ArchivedUser {
+        id, id_str, name, screen_name, location, url, description, protected, verified,
+        followers_count, friends_count, listed_count, favourites_count, statuses_count,
+        created_at, utc_offset, time_zone, geo_enabled, lang, contributors_enabled,
+        is_translator, profile_background_color, profile_background_image_url,
+        profile_background_image_url_https, profile_background_tile, profile_image_url,
+        profile_image_url_https, profile_banner_url, profile_link_color,
+        profile_sidebar_border_color, profile_sidebar_fill_color, profile_text_color,
+        profile_use_background_image, default_profile, default_profile_image, following,
+        follow_request_sent, notifications,
+    }
+    ArchivedEntities { hashtags, symbols, urls, user_mentions, media }
+    ArchivedHashtag { text, indices }
+    ArchivedUrl { url, expanded_url, display_url, indices }
+    ArchivedMention { screen_name, name, id, id_str, indices }
+    ArchivedMedia {
+        id, id_str, indices, media_url, media_url_https, url, display_url, expanded_url,
+        r#type, sizes, source_status_id, source_status_id_str,
+    }
+    ArchivedSizes { thumb, small, medium, large }
+    ArchivedSize { w, h, resize }
+    ArchivedExtendedEntities { media }
+    ArchivedPlace { id, url, place_type, name, full_name, country_code, country, bounding_box }
+    ArchivedBoundingBox { r#type, coordinates }
+    ArchivedCoordinates { r#type, coordinates }
+    ArchivedSparseVector { dimension, entries }
+    ArchivedEntry { position, value }
+    ArchivedTrade { source_id, special, order_code, priority, prices, quantities }
+    ArchivedOrg { name, category, country, r#type, attributes }
+    ArchivedAttr { id, quantity, amount, active, percent, size }
+    ArchivedArrays { strings, ints }
+}
+
+/// `Codec` for each model root (concrete types keep rkyv's serializer bounds out of sight).
+macro_rules! rkyv_codec {
+    ($($model:ty),*) => {$(
+        const _: () = assert!(align_of::<Archived<$model>>() <= ALIGN);
+
+        impl Codec<$model> for Rkyv {
+            #[inline]
+            fn encode(&mut self, value: &$model, out: &mut Vec<u8>) {
+                ::rkyv::api::high::to_bytes_in_with_alloc::<_, _, rancor::Panic>(
+                    value,
+                    out,
+                    self.arena.acquire(),
+                )
+                .expect("serializing into a Vec cannot fail");
+            }
+
+            #[inline]
+            fn decode(&mut self, bytes: &[u8]) -> Result<$model, DecodeError> {
+                let root = self.root::<Archived<$model>>(bytes)?;
+                ::rkyv::deserialize::<$model, rancor::Error>(root)
+                    .map_err(|e| DecodeError::new(0, format!("rkyv deserialize: {e}")))
+            }
+
+            #[inline]
+            fn fold(&mut self, bytes: &[u8], depth: Depth, h: &mut Hasher) -> Result<(), DecodeError> {
+                match depth {
+                    Depth::Materialize => fold_decoded::<$model, _>(self, bytes, h),
+                    Depth::Access => {
+                        self.root::<Archived<$model>>(bytes)?.fold(h);
+                        Ok(())
+                    }
+                    other => Err(DecodeError::depth(<Self as Method>::ID, other)),
+                }
+            }
+        }
+    )*};
+}
+rkyv_codec!(
+    Part,
+    LineItem,
+    Customer,
+    Tweet,
+    SparseVector,
+    Trade,
+    Org,
+    Arrays
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paged::{index_path, PageBuffer};
+    use crate::protocol::Kind;
+    use crate::tasks::write::write_file;
+    use crate::tasks::{read_objects, Read, Selection};
+    use crate::test_support::Scratch;
+    use crate::timing::IoTimer;
+    use serbench_model::{object_hash, Attr, OrgType};
+
+    fn org() -> Org {
+        Org {
+            name: "acme".into(),
+            category: "tools".into(),
+            country: "fr".into(),
+            r#type: OrgType::Baz,
+            attributes: vec![Attr {
+                id: "a".into(),
+                quantity: 3,
+                amount: 7,
+                active: true,
+                percent: 0.5,
+                size: 9,
+            }],
+        }
+    }
+
+    /// `bytes` copied into 8-aligned storage, as a page buffer holds an object.
+    fn aligned(bytes: &[u8]) -> Vec<u64> {
+        bytes
+            .chunks(8)
+            .map(|chunk| {
+                let mut w = [0u8; 8];
+                w[..chunk.len()].copy_from_slice(chunk);
+                u64::from_ne_bytes(w)
+            })
+            .collect()
+    }
+
+    fn as_bytes(words: &[u64], len: usize) -> &[u8] {
+        // SAFETY: u64s are plain bytes; `len` is at most their size
+        unsafe { std::slice::from_raw_parts(words.as_ptr().cast(), len) }
+    }
+
+    fn encoded(value: &Org) -> Vec<u8> {
+        let mut out = Vec::new();
+        Codec::<Org>::encode(&mut Rkyv::default(), value, &mut out);
+        out
+    }
+
+    fn errors(bytes: &[u8]) -> Vec<DecodeError> {
+        let words = aligned(bytes);
+        let bytes = as_bytes(&words, bytes.len());
+        let mut codec = Rkyv::for_variant(VALIDATE);
+        let mut h = Hasher::new();
+        let access = Codec::<Org>::fold(&mut codec, bytes, Depth::Access, &mut h);
+        let decode = Codec::<Org>::decode(&mut codec, bytes);
+        [access.err(), decode.err()].into_iter().flatten().collect()
+    }
+
+    #[test]
+    fn both_variants_fold_like_the_native_value_at_both_depths() {
+        let value = org();
+        let bytes = encoded(&value);
+        let words = aligned(&bytes);
+        for variant in ["", VALIDATE] {
+            let mut codec = Rkyv::for_variant(variant);
+            assert_eq!(codec.trusting(), variant.is_empty());
+            for depth in [Depth::Materialize, Depth::Access] {
+                let mut h = Hasher::new();
+                Codec::<Org>::fold(&mut codec, as_bytes(&words, bytes.len()), depth, &mut h)
+                    .unwrap();
+                assert_eq!(h.finish(), object_hash(&value), "{variant:?} {depth:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn validation_rejects_every_truncation() {
+        let bytes = encoded(&org());
+        for len in 0..bytes.len() {
+            assert_eq!(errors(&bytes[..len]).len(), 2, "length {len}");
+        }
+    }
+
+    #[test]
+    fn validation_rejects_garbage() {
+        let bytes = encoded(&org());
+        assert_eq!(errors(&vec![0xa5; bytes.len()]).len(), 2);
+        assert_eq!(errors(&vec![0xff; 64]).len(), 2);
+    }
+
+    #[test]
+    fn any_damaged_byte_is_read_or_rejected_without_panicking() {
+        let bytes = encoded(&org());
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0xff;
+            let found = errors(&bad).len();
+            assert!(
+                found == 0 || found == 2,
+                "byte {i}: access and decode disagree"
+            );
+        }
+    }
+
+    #[test]
+    fn a_misaligned_object_is_an_error_in_both_variants() {
+        let bytes = encoded(&org());
+        let words = aligned(&[&[0u8][..], &bytes].concat());
+        let shifted = &as_bytes(&words, bytes.len() + 1)[1..];
+        for variant in ["", VALIDATE] {
+            let mut h = Hasher::new();
+            let mut codec = Rkyv::for_variant(variant);
+            assert!(Codec::<Org>::fold(&mut codec, shifted, Depth::Access, &mut h).is_err());
+        }
+    }
+
+    #[test]
+    fn the_trusting_variant_checks_the_root_length() {
+        let err = Codec::<Org>::decode(&mut Rkyv::default(), &[]).unwrap_err();
+        assert!(err.message.starts_with("truncated"), "{err}");
+    }
+
+    #[test]
+    fn only_the_validating_variant_reads_a_file_another_writer_wrote() {
+        let scratch = Scratch::new();
+        let base = scratch.join("org");
+        let timer = IoTimer::default();
+        write_file(&mut Rkyv::default(), &[org()], &base, 4096, &timer).unwrap();
+        // the writer id field of the index header (PROTOCOL.md 4.2)
+        let mut index = std::fs::read(index_path(&base)).unwrap();
+        index[96..100].copy_from_slice(b"cpp\0");
+        std::fs::write(index_path(&base), index).unwrap();
+        let read = |codec: &mut Rkyv| {
+            let read = Read {
+                base: &base,
+                selection: Selection::All,
+                depth: Depth::Access,
+                page_size: None,
+            };
+            read_objects::<Org, _>(codec, read, &mut PageBuffer::default(), &timer)
+        };
+        let refused = read(&mut Rkyv::default()).unwrap_err();
+        assert_eq!(refused.kind, Kind::WrongFile);
+        assert!(
+            refused.message.contains("written by 'cpp'"),
+            "{}",
+            refused.message
+        );
+        let read = read(&mut Rkyv::for_variant(VALIDATE)).unwrap();
+        assert_eq!(read.checksum.sum, object_hash(&org()));
+    }
+}
