@@ -6,7 +6,8 @@
 // vectors and sub-tables are created first, then its table is built through the generated
 // <Table>Builder, scalars and offsets added widest first so the table packs without padding.
 // Empty required strings and lists are omitted (they read as empty); an optional one that
-// is present but empty is written empty, so absent and empty stay apart.
+// is present but empty is written empty, so absent and empty stay apart. Scalars equal to
+// their default are omitted, except -0.0, which the checksum tells from 0.0.
 //
 // Reading runs the flatbuffers Verifier over the buffer first (how a careful user reads
 // untrusted bytes); only a verified buffer is read. `access` reads every field through the
@@ -16,6 +17,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <array>
+#include <cmath>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -165,7 +167,7 @@ class Writer {
   }
 
   template <class B, class F, class T>
-  static void add(B& b, F f, const T& x, flatbuffers::uoffset_t child) {
+  void add(B& b, F f, const T& x, flatbuffers::uoffset_t child) {
     if constexpr (shape_v<T> == Shape::optional) {
       if constexpr (is_scalar<value_t<T>>) {
         if (x) f(Add{}, b, *x);
@@ -175,6 +177,12 @@ class Writer {
     } else if constexpr (shape_v<T> == Shape::enumeration) {
       using FbEnum = std::remove_cvref_t<decltype(f(Get{}, std::declval<const typename B::Table&>()))>;
       f(Add{}, b, FbEnum(x));
+    } else if constexpr (shape_v<T> == Shape::f64) {
+      // the builder drops a value equal to the default 0.0, and -0.0 compares equal
+      const bool negative_zero = x == 0 && std::signbit(x);
+      if (negative_zero) fbb_.ForceDefaults(true);
+      f(Add{}, b, x);
+      if (negative_zero) fbb_.ForceDefaults(false);
     } else if constexpr (is_scalar<T>) {
       f(Add{}, b, x);
     } else {

@@ -14,6 +14,8 @@
 #include <array>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "methods/schema.h"
@@ -235,6 +237,37 @@ void take_record(const Msg<R>& m, R& out) {
   for_each_bound<R, Bound<R>>([&](auto field, auto f, auto) { take_field(m, f, out.*field.member); });
 }
 
+// ---- the empty message ---------------------------------------------------------------------
+
+// A message whose fields all hold their defaults serializes to no bytes, but a stored object
+// is at least one byte (PROTOCOL.md 4.2). Such a message is stored as its first field that
+// reads back as the default when written explicitly (an implicit-presence scalar or string,
+// or a packed list, with value 0 or length 0): a valid encoding of the same message that
+// every protobuf parser reads as the empty one.
+inline void put_varint(std::string& out, uint64_t v) {
+  for (; v >= 0x80; v >>= 7) out.push_back(char(v | 0x80));
+  out.push_back(char(v));
+}
+
+template <class Message>
+std::string explicit_default() {
+  using google::protobuf::FieldDescriptor;
+  const auto* d = Message::descriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    const bool len = f->is_repeated() || f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
+    if (f->is_repeated() ? !f->is_packed()
+                         : f->has_presence() || f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE)
+      continue;
+    const bool fixed64 = !len && f->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE;
+    std::string out;
+    put_varint(out, uint64_t(f->number()) << 3 | (len ? 2 : fixed64 ? 1 : 0));
+    out.append(fixed64 ? 8 : 1, '\0');
+    return out;
+  }
+  throw std::logic_error(d->full_name() + " has no field to write an empty message with");
+}
+
 }  // namespace pbuf
 
 struct Protobuf {
@@ -252,6 +285,11 @@ struct Protobuf {
     auto& m = messages_.get<M>();
     pbuf::put_record(m, value);
     const std::size_t n = m.ByteSizeLong();
+    if (n == 0) {
+      static const std::string empty = pbuf::explicit_default<pbuf::Msg<M>>();
+      out.append(empty.data(), empty.size());
+      return;
+    }
     m.SerializeWithCachedSizesToArray(out.grow_zeroed(n));
   }
 
