@@ -3,8 +3,15 @@
 // are two axes; registry.cpp compiles every task, and the protocol's other operations, for
 // every method and every model.
 
+#include "methods/boost_binary.h"
+#include "methods/boost_text.h"
+#include "methods/bson.h"
+#include "methods/cereal.h"
 #include "methods/handcoded.h"
 #include "methods/inplace.h"
+#include "methods/json.h"
+#include "methods/json_gzip.h"
+#include "methods/msgpack.h"
 #include "methods/raw.h"
 #include "model/record.h"
 #include "tasks/read_rand.h"
@@ -17,7 +24,15 @@ namespace serbench {
 using Methods = TypeList<
     Handcoded,
     InPlaceMethod,
-    Raw>;
+    Raw,
+    // serialization libraries
+    BoostText,
+    BoostBinary,
+    Cereal,
+    Msgpack,
+    Bson,
+    JsonMethod,
+    JsonGzip>;
 
 using Tasks = TypeList<
     Write,
