@@ -190,6 +190,13 @@ TEST(SharedBson, ReadersAcceptOtherIntegerWidthsAndNull) {
   const uint32_t wide_length = uint32_t(wide.size());
   std::memcpy(wide.data(), &wide_length, 4);
   EXPECT_EQ((read<Bson, Trade>(wide)), "BSON: order_code: 1099511627776 out of range for i32");
+  SparseVector one_entry;
+  one_entry.entries.push_back({1, 0.5});
+  std::string bad_key = encoded<Bson>(one_entry);
+  const std::size_t key = bad_key.find(std::string("\x03" "0\0", 3));
+  ASSERT_NE(key, std::string::npos);
+  bad_key[key + 1] = '1';
+  EXPECT_EQ((read<Bson, SparseVector>(bad_key)), "BSON: entries[0]: array key '1' is not its index");
 }
 
 }  // namespace

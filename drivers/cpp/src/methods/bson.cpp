@@ -154,11 +154,17 @@ uint32_t count(bson_iter_t it) {
   return n;
 }
 
-// Calls f(element) for every element of an array, naming the index in any error.
+// Calls f(element) for every element of an array, naming the index in any error; the keys
+// must be the indexes "0", "1", ... in order.
 template <class F>
 void each_element(bson_iter_t it, F&& f) {
+  char buffer[16];
   for (uint32_t i = 0; bson_iter_next(&it); ++i) {
     try {
+      const char* index;
+      const std::size_t n = bson_uint32_to_string(i, &index, buffer, sizeof buffer);
+      const std::string_view key(bson_iter_key(&it), bson_iter_key_len(&it));
+      if (key != std::string_view(index, n)) fail("array key '" + std::string(key) + "' is not its index");
       f(it);
     } catch (DataError& e) {
       e.prefix("[" + std::to_string(i) + "]");
