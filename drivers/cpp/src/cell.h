@@ -29,6 +29,8 @@ struct MethodEntry {
   std::span<const std::string_view> files;
   bool writes;
   std::array<CellOps, kModelCount> cells;
+  // What changes its results (e.g. a compression level), for `info`; null when nothing.
+  Json (*settings)() = nullptr;
 };
 
 // Every method, in registry order.

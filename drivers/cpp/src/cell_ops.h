@@ -88,6 +88,7 @@ template <class Meth, class Tasks>
 MethodEntry make_entry() {
   static_assert(Method<Meth>);
   MethodEntry entry{Meth::id, Meth::depths, Meth::variants, Meth::files, Meth::writes, {}};
+  if constexpr (requires { Meth::settings(); }) entry.settings = &Meth::settings;
   for_each_type(ModelTypes{}, [&](auto t) {
     using M = typename decltype(t)::type;
     entry.cells[std::size_t(Model<M>::id)] =

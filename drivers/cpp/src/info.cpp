@@ -6,6 +6,13 @@
 #include <flatbuffers/base.h>
 #include <google/protobuf/stubs/common.h>
 #include <rapidjson/rapidjson.h>
+// serialization libraries: versions of the headers, and of the shared libraries linked
+#include <bson/bson.h>
+#include <zlib.h>
+
+#include <boost/version.hpp>
+#include <cereal/version.hpp>
+#include <msgpack/version.hpp>
 
 #include "cell.h"
 #include "file.h"
@@ -39,7 +46,9 @@ Json info() {
     method_specs.set(std::string(m.id), Json::object({{"depths", std::move(depths)},
                                                       {"variants", Json::array_of(m.variants)},
                                                       {"models", model_names},
-                                                      {"files", Json::array_of(m.files)}}));
+                                                      {"files", Json::array_of(m.files)},
+                                                      {"settings", m.settings ? m.settings()
+                                                                              : Json::object()}}));
   }
   return Json::object(
       {{"language", "cpp"},
@@ -52,7 +61,17 @@ Json info() {
                                    {"libstdc++", std::to_string(__GLIBCXX__)},
                                    {"libprotobuf", protobuf_version()},
                                    {"flatbuffers", flatbuffers::FLATBUFFERS_VERSION()},
-                                   {"capnproto", capnp_version()}})},
+                                   {"capnproto", capnp_version()},
+                                   // serialization libraries
+                                   {"boost", std::to_string(BOOST_VERSION / 100000) + "." +
+                                                 std::to_string(BOOST_VERSION / 100 % 1000) + "." +
+                                                 std::to_string(BOOST_VERSION % 100)},
+                                   {"cereal", std::to_string(CEREAL_VERSION_MAJOR) + "." +
+                                                  std::to_string(CEREAL_VERSION_MINOR) + "." +
+                                                  std::to_string(CEREAL_VERSION_PATCH)},
+                                   {"msgpack-cxx", msgpack_version()},
+                                   {"libbson", bson_get_version()},
+                                   {"zlib", zlibVersion()}})},
        {"models", std::move(model_names)},
        {"tasks", Json::array_of(tasks())},
        {"methods", std::move(method_specs)},

@@ -3,10 +3,17 @@
 // are two axes; registry.cpp compiles every task, and the protocol's other operations, for
 // every method and every model.
 
+#include "methods/boost_binary.h"
+#include "methods/boost_text.h"
+#include "methods/bson.h"
 #include "methods/capnp.h"
+#include "methods/cereal.h"
 #include "methods/flatbuffers.h"
 #include "methods/handcoded.h"
 #include "methods/inplace.h"
+#include "methods/json.h"
+#include "methods/json_gzip.h"
+#include "methods/msgpack.h"
 #include "methods/protobuf.h"
 #include "methods/raw.h"
 #include "model/record.h"
@@ -23,7 +30,15 @@ using Methods = TypeList<
     Raw,
     Protobuf,
     FlatBuffers,
-    Capnp>;
+    Capnp,
+    // serialization libraries
+    BoostText,
+    BoostBinary,
+    Cereal,
+    Msgpack,
+    Bson,
+    JsonMethod,
+    JsonGzip>;
 
 using Tasks = TypeList<
     Write,
