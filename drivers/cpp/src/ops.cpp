@@ -108,6 +108,7 @@ Json run(const Request& req) {
   if (std::find(kProtocolTasks.begin(), kProtocolTasks.end(), task) == kProtocolTasks.end()) {
     throw bad_request("unknown task '" + task + "'; known tasks: " + joined(kProtocolTasks));
   }
+  if (task == "sizes") throw unsupported("sizes is computed by the harness (PROTOCOL.md 5.5)");
   const auto ours = tasks();
   if (std::find(ours.begin(), ours.end(), task) == ours.end()) {
     throw unsupported("the cpp driver does not run task " + task + " yet");

@@ -104,6 +104,12 @@ std::string Params::path(std::string_view key) const {
   return {v.GetString(), v.GetStringLength()};
 }
 
+std::string Params::string(std::string_view key) const {
+  const auto& v = get(doc_->doc, key);
+  if (!v.IsString()) throw wrong(key, "a string", v);
+  return {v.GetString(), v.GetStringLength()};
+}
+
 uint64_t Params::u64(std::string_view key) const {
   const auto& v = get(doc_->doc, key);
   if (!v.IsUint64()) throw wrong(key, "a non-negative integer", v);

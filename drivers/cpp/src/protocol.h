@@ -61,6 +61,7 @@ class Params {
 
   bool has(std::string_view key) const;
   std::string path(std::string_view key) const;
+  std::string string(std::string_view key) const;
   uint64_t u64(std::string_view key) const;
   bool boolean(std::string_view key) const;
   // At least 64 and below 2^32 (the index stores it as u32); nullopt when absent.

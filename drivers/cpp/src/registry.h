@@ -20,6 +20,11 @@
 #include "tasks/read_rand.h"
 #include "tasks/read_seq.h"
 #include "tasks/write.h"
+// the tasks of PROTOCOL.md 5.1-5.4
+#include "tasks/memory.h"
+#include "tasks/micro.h"
+#include "tasks/read_par.h"
+#include "tasks/sort_dedup.h"
 
 namespace serbench {
 
@@ -43,7 +48,11 @@ using Methods = TypeList<
 using Tasks = TypeList<
     Write,
     ReadSeq,
-    ReadRand>;
+    ReadRand,
+    ReadPar,
+    SortDedup,
+    Memory,
+    Micro>;
 // clang-format on
 
 }  // namespace serbench

@@ -27,6 +27,8 @@ class IoTimer {
     return std::forward<F>(call)();
   }
   uint64_t ns() const { return ns_; }
+  // Time measured elsewhere (read_par's mean over its threads).
+  void add(uint64_t ns) { ns_ += ns; }
 
  private:
   uint64_t ns_ = 0;

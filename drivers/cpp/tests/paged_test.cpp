@@ -207,7 +207,7 @@ TEST_F(Damaged, MissingFilesAndRanges) {
   Handcoded method;
   try {
     read_objects<Part>(method, ReadMode{Depth::access, 0}, base_,
-                       Selection{Selection::Kind::range, 2, 3}, {}, timer, page);
+                       Selection{Selection::Kind::range, 2, 3, {}}, {}, timer, page);
     ADD_FAILURE() << "read past the end";
   } catch (const Failure& f) {
     expect_failure(f, Kind::out_of_range, "objects 2..2+3 asked");

@@ -19,11 +19,11 @@ struct ReadRand {
     Repetitions reps(params);
     const std::string base = params.path("input");
     const std::vector<uint64_t> ids = read_ids(params.path("ids"), params.u64("n"));
-    Selection selection{Selection::Kind::ids, 0, ids.size(), &ids};
+    Selection selection{Selection::Kind::ids, 0, ids.size(), ids};
     const auto page_size = params.page_size();
     Bytes page;  // reused by every repetition
-    auto [samples, outcome] = reps.run(&base, [&](IoTimer& timer) {
-      return read_objects<M>(method, request.mode, base, selection, page_size, timer, page);
+    auto [samples, outcome] = reps.run(&base, [&](Sample& sample) {
+      return read_objects<M>(method, request.mode, base, selection, page_size, sample.io, page);
     });
     return read_result(std::move(samples), outcome, reps.eviction());
   }

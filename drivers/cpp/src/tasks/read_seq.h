@@ -16,11 +16,11 @@ struct ReadSeq {
     const Params& params = request.params;
     Repetitions reps(params);
     const std::string base = params.path("input");
-    Selection selection{Selection::Kind::range, params.u64("start"), params.u64("n")};
+    Selection selection{Selection::Kind::range, params.u64("start"), params.u64("n"), {}};
     const auto page_size = params.page_size();
     Bytes page;  // reused by every repetition
-    auto [samples, outcome] = reps.run(&base, [&](IoTimer& timer) {
-      return read_objects<M>(method, request.mode, base, selection, page_size, timer, page);
+    auto [samples, outcome] = reps.run(&base, [&](Sample& sample) {
+      return read_objects<M>(method, request.mode, base, selection, page_size, sample.io, page);
     });
     return read_result(std::move(samples), outcome, reps.eviction());
   }

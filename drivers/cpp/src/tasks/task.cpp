@@ -1,9 +1,12 @@
 #include "tasks/task.h"
 
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 #include "tasks/read_rand.h"
 #include "tasks/read_seq.h"
+#include "tasks/sort_dedup.h"
 
 namespace serbench {
 
@@ -38,5 +41,30 @@ std::vector<uint64_t> read_ids(const std::string& path, uint64_t n) {
   std::memcpy(ids.data(), bytes.data(), n * 8);
   return ids;
 }
+
+namespace sort_detail {
+
+void remove_paged(const std::string& base, IoTimer& timer) {
+  for (const std::string& path : {data_path(base), index_path(base)}) {
+    std::error_code error;
+    timer.time([&] { std::filesystem::remove(path, error); });
+    if (error) throw Failure(Kind::internal, "cannot delete " + path + ": " + error.message());
+  }
+}
+
+std::string empty_directory(const Params& params) {
+  const std::string dir = params.path("output");
+  std::error_code error;
+  if (!std::filesystem::exists(dir, error)) {
+    throw Failure(Kind::not_found, "params.output: " + dir + " does not exist");
+  }
+  if (!std::filesystem::is_directory(dir, error) ||
+      !std::filesystem::is_empty(dir, error) || error) {
+    throw bad_request("params.output must be an empty directory: " + dir);
+  }
+  return dir;
+}
+
+}  // namespace sort_detail
 
 }  // namespace serbench

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,21 @@ inline Json checksum_json(const SetChecksum& c) {
   return Json::object({{"count", c.count}, {"sum", hex64(c.sum)}});
 }
 
+// One repetition as its task sees it: the timer of its I/O calls, the task's own sample
+// keys (thread_ns, encode_ns, phase1_ns, ...), and, for a task that times only part of a
+// repetition, where its clock stopped.
+class Sample {
+ public:
+  IoTimer io;
+  void set(std::string key, Json value) { extra_.emplace_back(std::move(key), std::move(value)); }
+  void stop_clock() { stopped_at_ = now_ns(); }
+
+ private:
+  friend class Repetitions;
+  Json::Object extra_;
+  std::optional<uint64_t> stopped_at_;
+};
+
 // Warm-ups, repetitions and whether each starts from a cold page cache.
 class Repetitions {
  public:
@@ -51,12 +67,12 @@ class Repetitions {
     if (repetitions_ == 0) throw bad_request("params.repetitions must be at least 1");
   }
 
-  // Runs `once(IoTimer&)` for every warm-up and repetition, evicting the files of
+  // Runs `once(Sample&)` for every warm-up and repetition, evicting the files of
   // `evict_base` first when cold, and times it. Every repetition must produce the same
   // outcome; returns the samples and that outcome.
   template <class F>
   auto run(const std::string* evict_base, F&& once) {
-    using Outcome = decltype(once(std::declval<IoTimer&>()));
+    using Outcome = decltype(once(std::declval<Sample&>()));
     Json::Array samples;
     std::optional<Outcome> first;
     for (uint64_t i = 0; i < warmups_ + repetitions_; ++i) {
@@ -66,16 +82,18 @@ class Repetitions {
         evict(data_path(*evict_base));
         evict(index_path(*evict_base));
       }
-      IoTimer timer;
+      Sample sample;
       const uint64_t start = now_ns();
-      Outcome outcome = once(timer);
-      const uint64_t total = now_ns() - start;
-      const uint64_t io = std::min(timer.ns(), total);
-      samples.push_back(Json::object({{"rep", rep},
-                                      {"warmup", warmup},
-                                      {"total_ns", total},
-                                      {"cpu_ns", total - io},
-                                      {"io_ns", io}}));
+      Outcome outcome = once(sample);
+      const uint64_t total = sample.stopped_at_.value_or(now_ns()) - start;
+      const uint64_t io = std::min(sample.io.ns(), total);
+      Json json = Json::object({{"rep", rep},
+                                {"warmup", warmup},
+                                {"total_ns", total},
+                                {"cpu_ns", total - io},
+                                {"io_ns", io}});
+      for (auto& [key, value] : sample.extra_) json.set(std::move(key), std::move(value));
+      samples.push_back(std::move(json));
       if (!first) {
         first = std::move(outcome);
       } else if (!(*first == outcome)) {
@@ -87,7 +105,7 @@ class Repetitions {
     return std::pair{Json(std::move(samples)), std::move(*first)};
   }
 
-  // The eviction a read reports.
+  // The eviction a task reports.
   std::string_view eviction() const { return cold_ ? kEviction : "none"; }
 
  private:
@@ -99,7 +117,7 @@ class Repetitions {
 struct Selection {
   enum class Kind { all, range, ids } kind = Kind::all;
   uint64_t start = 0, n = 0;
-  const std::vector<uint64_t>* ids = nullptr;
+  std::span<const uint64_t> ids;
 };
 
 // What a read saw.
@@ -148,10 +166,10 @@ ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& 
         for (uint64_t n = selection.start; n < selection.start + selection.n; ++n) visit(n);
         break;
       case Selection::Kind::ids:
-        for (uint64_t id : *selection.ids) {
+        for (uint64_t id : selection.ids) {
           if (id >= count) out_of_range(base, "object " + std::to_string(id), count);
         }
-        for (uint64_t id : *selection.ids) visit(id);
+        for (uint64_t id : selection.ids) visit(id);
         break;
     }
   } catch (const DecodeError& e) {

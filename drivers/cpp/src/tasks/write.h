@@ -19,8 +19,8 @@ struct Write {
     SetChecksum checksum;
     for (const M& object : objects) checksum.add(object_hash(object));
     // nothing is cached before a write, so there is nothing to evict
-    auto [samples, counters] = reps.run(nullptr, [&](IoTimer& timer) {
-      return write_file(method, objects, output, page_size, timer);
+    auto [samples, counters] = reps.run(nullptr, [&](Sample& sample) {
+      return write_file(method, objects, output, page_size, sample.io);
     });
     const double average =
         double(counters.object_bytes) / double(std::max<uint64_t>(counters.objects, 1));

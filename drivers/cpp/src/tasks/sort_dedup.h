@@ -1,0 +1,305 @@
+#pragma once
+// `sort_dedup` (PROTOCOL.md 5.2): an external merge sort that removes duplicates, under a
+// memory budget, in files of the cell's own method.
+//
+// Phase 1 decodes the input in order into a chunk until the next object would take the
+// objects held past the budget, sorts the chunk by the model's total order and writes it,
+// without adjacent duplicates, as the run `<output>/run-<k>`. An object is held at
+// sizeof(M) (its slot in the chunk, reserved once) plus the heap bytes its decoding left
+// allocated, as the counting allocator (memstat/heap.h) measures them.
+//
+// Phase 2 merges at most F = max(2, budget / page_size - 1) runs at a time with a binary
+// heap of run numbers keyed by each run's head object (ties: the lower run); each run is
+// read a page at a time through its own page buffer. An object equal to the last one written
+// is dropped. Passes of F-way merges into new runs repeat until at most F runs remain; the
+// final merge writes `<output>/sorted`. Merged runs are deleted.
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <queue>
+
+#include "memstat/heap.h"
+#include "memstat/rss.h"
+#include "model/order.h"
+#include "tasks/task.h"
+
+namespace serbench {
+
+// How far peak RSS may grow past the start RSS + budget_bytes (README: sort_dedup): the
+// input reader's and the output writer's page buffers, malloc's own bookkeeping and the
+// pages of code and runtime first touched during the sort.
+inline constexpr uint64_t kSortRssSlack = 8 << 20;
+
+namespace sort_detail {
+
+// Where a sort works and how much it may hold.
+struct Plan {
+  std::string dir;
+  uint64_t budget;
+  uint32_t page_size;
+  uint64_t fan_in;
+  std::string base(const std::string& name) const { return dir + "/" + name; }
+};
+
+// Writes objects given in total order as a paged file, dropping each one equal to the last
+// written; folds the sequence checksum of what it wrote when asked.
+template <class M, class Meth>
+class DistinctWriter {
+ public:
+  DistinctWriter(Meth& method, const std::string& base, uint32_t page_size, bool hash,
+                 IoTimer& timer)
+      : method_(method), writer_(base, page_size, timer), hash_(hash) {}
+
+  // Takes the object's value (moves from it) when it is written.
+  void push(M& object) {
+    if (last_ && total_equal(*last_, object)) return;
+    writer_.push(Meth::alignment, [&](Bytes& out) { method_.template encode<M>(object, out); });
+    if (hash_) sequence_.word(object_hash(object));
+    last_ = std::move(object);
+  }
+
+  WriteCounters finish() { return writer_.finish(model_name<M>(), Meth::id, kWriter); }
+  uint64_t sequence() const { return sequence_.finish(); }
+
+ private:
+  Meth& method_;
+  PageWriter writer_;
+  bool hash_;
+  Hasher sequence_;
+  std::optional<M> last_;
+};
+
+// One run being merged: its reader, own page buffer and decoded head object.
+template <class M>
+struct RunCursor {
+  Bytes page;
+  PageReader reader;
+  uint64_t next = 0;
+  M head;
+
+  RunCursor(const std::string& base, const Expect& expect, IoTimer& timer)
+      : reader(base, expect, timer, page) {}
+
+  // Decodes the run's next object into head; false at the end of the run.
+  template <class Meth>
+  bool advance(Meth& method) {
+    if (next == reader.count()) return false;
+    try {
+      head = method.template decode<M>(reader.object(next));
+    } catch (const DecodeError& e) {
+      located(reader, next, e);
+    }
+    ++next;
+    return true;
+  }
+};
+
+void remove_paged(const std::string& base, IoTimer& timer);
+// Checks params.output: an existing, empty directory.
+std::string empty_directory(const Params& params);
+
+}  // namespace sort_detail
+
+struct SortDedup {
+  static constexpr std::string_view id = "sort_dedup";
+
+  template <class M, class Meth>
+  static Json run(Meth& method, const TaskRequest& request) {
+    if constexpr (!Meth::writes) {
+      throw unsupported(std::string(Meth::id) + " writes no files, so it cannot sort");
+    } else {
+      return sort<M>(method, request);
+    }
+  }
+
+ private:
+  // What one repetition produced; every repetition must produce the same.
+  struct Outcome {
+    uint64_t input_objects = 0, output_objects = 0, sequence = 0;
+    uint64_t runs = 0, merge_passes = 0, run_bytes = 0, output_bytes = 0;
+    bool operator==(const Outcome&) const = default;
+  };
+
+  template <class M, class Meth>
+  static Json sort(Meth& method, const TaskRequest& request) {
+    if (request.mode.depth != Depth::materialize) {
+      throw unsupported("sort_dedup decodes objects: it runs at depth materialize only");
+    }
+    const Params& params = request.params;
+    Repetitions reps(params);
+    const std::string input = params.path("input");
+    const auto page_size = params.page_size();
+    if (!page_size) throw bad_request("params.page_size is required");
+    const uint64_t budget = params.u64("budget_bytes");
+    if (budget == 0) throw bad_request("params.budget_bytes must be at least 1");
+    const uint64_t pages_in_budget = budget / *page_size;
+    const sort_detail::Plan plan{sort_detail::empty_directory(params), budget, *page_size,
+                                 std::max<uint64_t>(2, pages_in_budget > 1 ? pages_in_budget - 1 : 0)};
+    std::vector<M> chunk;  // its storage is reused by every chunk and repetition
+    Bytes page;
+    const uint64_t rss_start = start_rss_window();
+    auto [samples, outcome] = reps.run(&input, [&](Sample& sample) {
+      Outcome out;
+      const uint64_t begin = now_ns();
+      std::vector<std::string> runs = phase1<M>(method, input, plan, chunk, page, sample.io, out);
+      const uint64_t middle = now_ns();
+      phase2<M>(method, std::move(runs), plan, sample.io, out);
+      sample.set("phase1_ns", middle - begin);
+      sample.set("phase2_ns", now_ns() - middle);
+      return out;
+    });
+    verify<M>(method, request.mode, plan, outcome);
+    const uint64_t peak = peak_rss_bytes();
+    return Json::object(
+        {{"samples", std::move(samples)},
+         {"counters", Json::object({{"input_objects", outcome.input_objects},
+                                    {"output_objects", outcome.output_objects},
+                                    {"runs", outcome.runs},
+                                    {"merge_passes", outcome.merge_passes},
+                                    {"budget_bytes", budget},
+                                    {"peak_rss_bytes", peak},
+                                    {"rss_start_bytes", rss_start},
+                                    {"run_bytes", outcome.run_bytes},
+                                    {"output_bytes", outcome.output_bytes}})},
+         {"checksum", Json::object({{"count", outcome.output_objects},
+                                    {"sum", hex64(outcome.sequence)}})},
+         {"eviction", reps.eviction()}});
+  }
+
+  // Budget-sized chunks of the input, sorted and deduplicated, as run files; their bases.
+  template <class M, class Meth>
+  static std::vector<std::string> phase1(Meth& method, const std::string& input,
+                                         const sort_detail::Plan& plan, std::vector<M>& chunk,
+                                         Bytes& page, IoTimer& timer, Outcome& out) {
+    PageReader reader(input, Expect{model_name<M>(), Meth::id, std::nullopt}, timer, page);
+    const uint64_t count = reader.count();
+    const uint64_t slots = std::min(plan.budget / sizeof(M) + 1, count);
+    if (chunk.capacity() < slots) chunk.reserve(slots);
+    std::vector<std::string> runs;
+    auto flush = [&] {
+      std::sort(chunk.begin(), chunk.end(),
+                [](const M& a, const M& b) { return total_compare(a, b) < 0; });
+      runs.push_back(plan.base("run-" + std::to_string(runs.size())));
+      out.run_bytes += write_sorted<M>(method, chunk, runs.back(), plan, false, timer).bytes;
+      chunk.clear();
+    };
+    uint64_t held = 0;
+    for (uint64_t n = 0; n < count; ++n) {
+      const int64_t before = thread_heap_bytes();
+      M object;
+      try {
+        object = method.template decode<M>(reader.object(n));
+      } catch (const DecodeError& e) {
+        located(reader, n, e);
+      }
+      const uint64_t size = sizeof(M) + uint64_t(std::max<int64_t>(0, thread_heap_bytes() - before));
+      if (!chunk.empty() && held + size > plan.budget) {
+        flush();
+        held = 0;
+      }
+      chunk.push_back(std::move(object));
+      held += size;
+    }
+    if (!chunk.empty()) flush();
+    out.input_objects = count;
+    out.runs = runs.size();
+    return runs;
+  }
+
+  // Writes sorted objects without duplicates (moving from them).
+  template <class M, class Meth>
+  static WriteCounters write_sorted(Meth& method, std::vector<M>& sorted, const std::string& base,
+                                    const sort_detail::Plan& plan, bool hash, IoTimer& timer) {
+    sort_detail::DistinctWriter<M, Meth> writer(method, base, plan.page_size, hash, timer);
+    for (M& object : sorted) writer.push(object);
+    return writer.finish();
+  }
+
+  // Merges the runs F at a time until at most F remain, then into `sorted`.
+  template <class M, class Meth>
+  static void phase2(Meth& method, std::vector<std::string> runs, const sort_detail::Plan& plan,
+                     IoTimer& timer, Outcome& out) {
+    uint64_t next_run = runs.size();
+    while (runs.size() > plan.fan_in) {
+      std::vector<std::string> merged;
+      for (std::size_t i = 0; i < runs.size(); i += plan.fan_in) {
+        const std::span<const std::string> group =
+            std::span(runs).subspan(i, std::min<std::size_t>(plan.fan_in, runs.size() - i));
+        if (group.size() == 1) {  // a lone last run waits for the next pass as it is
+          merged.push_back(group.front());
+          continue;
+        }
+        merged.push_back(plan.base("run-" + std::to_string(next_run++)));
+        out.run_bytes += merge<M>(method, group, merged.back(), plan, false, timer).first.bytes;
+      }
+      runs = std::move(merged);
+      ++out.merge_passes;
+    }
+    const auto [counters, sequence] = merge<M>(method, runs, plan.base("sorted"), plan, true, timer);
+    ++out.merge_passes;
+    out.output_objects = counters.objects;
+    out.output_bytes = counters.bytes;
+    out.sequence = sequence;
+  }
+
+  // One merge of `group` into `base`; the merged runs are deleted.
+  template <class M, class Meth>
+  static std::pair<WriteCounters, uint64_t> merge(Meth& method,
+                                                  std::span<const std::string> group,
+                                                  const std::string& base,
+                                                  const sort_detail::Plan& plan, bool hash,
+                                                  IoTimer& timer) {
+    const Expect expect{model_name<M>(), Meth::id, plan.page_size};
+    std::vector<std::unique_ptr<sort_detail::RunCursor<M>>> cursors;
+    for (const std::string& run : group) {
+      cursors.push_back(std::make_unique<sort_detail::RunCursor<M>>(run, expect, timer));
+    }
+    auto later = [&](std::size_t a, std::size_t b) {
+      const int c = total_compare(cursors[a]->head, cursors[b]->head);
+      return c != 0 ? c > 0 : a > b;
+    };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+    for (std::size_t r = 0; r < cursors.size(); ++r) {
+      if (cursors[r]->advance(method)) heap.push(r);
+    }
+    sort_detail::DistinctWriter<M, Meth> writer(method, base, plan.page_size, hash, timer);
+    while (!heap.empty()) {
+      const std::size_t r = heap.top();
+      heap.pop();
+      writer.push(cursors[r]->head);
+      if (cursors[r]->advance(method)) heap.push(r);
+    }
+    const WriteCounters counters = writer.finish();
+    cursors.clear();
+    for (const std::string& run : group) sort_detail::remove_paged(run, timer);
+    return {counters, writer.sequence()};
+  }
+
+  // Reads `sorted` back (untimed) and checks the sequence checksum it was written with.
+  template <class M, class Meth>
+  static void verify(Meth& method, const ReadMode& mode, const sort_detail::Plan& plan,
+                     const Outcome& out) {
+    IoTimer untimed;
+    Bytes page;
+    const std::string base = plan.base("sorted");
+    PageReader reader(base, Expect{model_name<M>(), Meth::id, plan.page_size}, untimed, page);
+    Hasher sequence;
+    for (uint64_t n = 0; n < reader.count(); ++n) {
+      Hasher h;
+      try {
+        method.template fold<M>(reader.object(n), mode, h);
+      } catch (const DecodeError& e) {
+        located(reader, n, e);
+      }
+      sequence.word(h.finish());
+    }
+    if (reader.count() != out.output_objects || sequence.finish() != out.sequence) {
+      throw Failure(Kind::checksum_mismatch,
+                    base + ": reading the output back gives another sequence checksum than "
+                           "the objects written");
+    }
+  }
+};
+
+}  // namespace serbench
