@@ -331,7 +331,7 @@ TEST(SortDedup, PeakRssStaysWithinTheBudgetForInputTenTimesIt) {
   EXPECT_EQ(checksum_of(reply), (SetChecksum{distinct, trades_sequence(distinct)}));
   const uint64_t growth =
       counters["peak_rss_bytes"].GetUint64() - counters["rss_start_bytes"].GetUint64();
-  EXPECT_LE(growth, budget + kSortRssSlack) << "peak RSS grew by " << growth;
+  EXPECT_LE(growth, budget + sort_rss_slack(objects)) << "peak RSS grew by " << growth;
 }
 
 TEST(SortDedup, ImpossibleParamsAreNamed) {

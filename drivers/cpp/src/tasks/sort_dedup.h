@@ -26,10 +26,15 @@
 
 namespace serbench {
 
-// How far peak RSS may grow past the start RSS + budget_bytes (README: sort_dedup): the
-// input reader's and the output writer's page buffers, malloc's own bookkeeping and the
-// pages of code and runtime first touched during the sort.
-inline constexpr uint64_t kSortRssSlack = 8 << 20;
+// How far peak RSS may grow past the start RSS + budget_bytes (README: sort_dedup): a fixed
+// part (the input's page buffer, the writer's page and 1 MiB staging buffer, malloc's
+// bookkeeping, code and runtime pages first touched) plus the indexes held, which grow with
+// the input: the reader of a file holds its index whole (PROTOCOL.md 4.2 checks every entry
+// first) and a writer its entries until the end, 16 bytes per object each.
+inline constexpr uint64_t kSortRssFixedSlack = 4 << 20;
+inline constexpr uint64_t sort_rss_slack(uint64_t input_objects) {
+  return kSortRssFixedSlack + 2 * 16 * input_objects;
+}
 
 namespace sort_detail {
 
@@ -96,6 +101,10 @@ struct RunCursor {
 };
 
 void remove_paged(const std::string& base, IoTimer& timer);
+// Returns the pages of freed heap blocks to the kernel (malloc_trim), so the RSS a finished
+// chunk or merge leaves behind does not add to the next one's: glibc keeps freed memory
+// resident, and the writers' large buffers would otherwise fragment the heap upwards.
+void give_back_free_memory();
 // Checks params.output: an existing, empty directory.
 std::string empty_directory(const Params& params);
 
@@ -114,11 +123,15 @@ struct SortDedup {
   }
 
  private:
-  // What one repetition produced; every repetition must produce the same.
+  // What one repetition produced. Every repetition must produce the same output; the runs
+  // may differ, as the allocator's block sizes for the same objects depend on its state.
   struct Outcome {
     uint64_t input_objects = 0, output_objects = 0, sequence = 0;
     uint64_t runs = 0, merge_passes = 0, run_bytes = 0, output_bytes = 0;
-    bool operator==(const Outcome&) const = default;
+    bool operator==(const Outcome& o) const {
+      return input_objects == o.input_objects && output_objects == o.output_objects &&
+             sequence == o.sequence && output_bytes == o.output_bytes;
+    }
   };
 
   template <class M, class Meth>
@@ -136,17 +149,18 @@ struct SortDedup {
     const uint64_t pages_in_budget = budget / *page_size;
     const sort_detail::Plan plan{sort_detail::empty_directory(params), budget, *page_size,
                                  std::max<uint64_t>(2, pages_in_budget > 1 ? pages_in_budget - 1 : 0)};
-    std::vector<M> chunk;  // its storage is reused by every chunk and repetition
     Bytes page;
     const uint64_t rss_start = start_rss_window();
     auto [samples, outcome] = reps.run(&input, [&](Sample& sample) {
       Outcome out;
       const uint64_t begin = now_ns();
-      std::vector<std::string> runs = phase1<M>(method, input, plan, chunk, page, sample.io, out);
+      std::vector<std::string> runs = phase1<M>(method, input, plan, page, sample.io, out);
       const uint64_t middle = now_ns();
+      sort_detail::give_back_free_memory();  // the chunk's objects and slots are gone
       phase2<M>(method, std::move(runs), plan, sample.io, out);
       sample.set("phase1_ns", middle - begin);
       sample.set("phase2_ns", now_ns() - middle);
+      sample.set("runs", out.runs);
       return out;
     });
     verify<M>(method, request.mode, plan, outcome);
@@ -170,12 +184,13 @@ struct SortDedup {
   // Budget-sized chunks of the input, sorted and deduplicated, as run files; their bases.
   template <class M, class Meth>
   static std::vector<std::string> phase1(Meth& method, const std::string& input,
-                                         const sort_detail::Plan& plan, std::vector<M>& chunk,
-                                         Bytes& page, IoTimer& timer, Outcome& out) {
+                                         const sort_detail::Plan& plan, Bytes& page,
+                                         IoTimer& timer, Outcome& out) {
     PageReader reader(input, Expect{model_name<M>(), Meth::id, std::nullopt}, timer, page);
     const uint64_t count = reader.count();
-    const uint64_t slots = std::min(plan.budget / sizeof(M) + 1, count);
-    if (chunk.capacity() < slots) chunk.reserve(slots);
+    // its storage is reused by every chunk and freed before the merge
+    std::vector<M> chunk;
+    chunk.reserve(std::min(plan.budget / sizeof(M) + 1, count));
     std::vector<std::string> runs;
     auto flush = [&] {
       std::sort(chunk.begin(), chunk.end(),
@@ -183,6 +198,7 @@ struct SortDedup {
       runs.push_back(plan.base("run-" + std::to_string(runs.size())));
       out.run_bytes += write_sorted<M>(method, chunk, runs.back(), plan, false, timer).bytes;
       chunk.clear();
+      sort_detail::give_back_free_memory();
     };
     uint64_t held = 0;
     for (uint64_t n = 0; n < count; ++n) {
@@ -272,6 +288,7 @@ struct SortDedup {
     }
     const WriteCounters counters = writer.finish();
     cursors.clear();
+    sort_detail::give_back_free_memory();
     for (const std::string& run : group) sort_detail::remove_paged(run, timer);
     return {counters, writer.sequence()};
   }

@@ -1,5 +1,7 @@
 #include "tasks/task.h"
 
+#include <malloc.h>
+
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -51,6 +53,8 @@ void remove_paged(const std::string& base, IoTimer& timer) {
     if (error) throw Failure(Kind::internal, "cannot delete " + path + ": " + error.message());
   }
 }
+
+void give_back_free_memory() { malloc_trim(0); }
 
 std::string empty_directory(const Params& params) {
   const std::string dir = params.path("output");
