@@ -24,6 +24,8 @@ public final class Info {
         {"com.fasterxml.jackson.core", "jackson-core"},
         {"com.fasterxml.jackson.core", "jackson-databind"},
         {"com.esotericsoftware", "kryo"},
+        {"org.msgpack", "jackson-dataformat-msgpack"},
+        {"de.undercouch", "bson4jackson"},
     };
 
     public static ObjectNode info() {

@@ -1,12 +1,14 @@
 package serbench;
 
 import java.util.List;
+import serbench.methods.Bson;
 import serbench.methods.Handcoded;
 import serbench.methods.JavaBuiltin;
 import serbench.methods.JavaExternalizable;
 import serbench.methods.JsonGzip;
 import serbench.methods.JsonMethod;
 import serbench.methods.KryoMethod;
+import serbench.methods.Msgpack;
 import serbench.methods.MethodSpec;
 import serbench.methods.Raw;
 
@@ -24,6 +26,8 @@ public final class Registry {
         KryoMethod.SPEC,
         JsonMethod.SPEC,
         JsonGzip.SPEC,
+        Msgpack.SPEC,
+        Bson.SPEC,
         Raw.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand");
