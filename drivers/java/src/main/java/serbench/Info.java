@@ -26,6 +26,8 @@ public final class Info {
         {"com.esotericsoftware", "kryo"},
         {"org.msgpack", "jackson-dataformat-msgpack"},
         {"de.undercouch", "bson4jackson"},
+        {"org.apache.fory", "fory-core"},
+        {"com.thoughtworks.xstream", "xstream"},
     };
 
     public static ObjectNode info() {

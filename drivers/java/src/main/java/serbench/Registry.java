@@ -2,6 +2,7 @@ package serbench;
 
 import java.util.List;
 import serbench.methods.Bson;
+import serbench.methods.ForyMethod;
 import serbench.methods.Handcoded;
 import serbench.methods.JavaBuiltin;
 import serbench.methods.JavaExternalizable;
@@ -11,6 +12,7 @@ import serbench.methods.KryoMethod;
 import serbench.methods.Msgpack;
 import serbench.methods.MethodSpec;
 import serbench.methods.Raw;
+import serbench.methods.Xml;
 
 /** THE registry of this driver: every method and every task, one line each. */
 public final class Registry {
@@ -28,6 +30,8 @@ public final class Registry {
         JsonGzip.SPEC,
         Msgpack.SPEC,
         Bson.SPEC,
+        ForyMethod.SPEC,
+        Xml.SPEC,
         Raw.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand");
