@@ -24,6 +24,10 @@ public final class Info {
         {"com.fasterxml.jackson.core", "jackson-core"},
         {"com.fasterxml.jackson.core", "jackson-databind"},
         {"com.esotericsoftware", "kryo"},
+        {"org.msgpack", "jackson-dataformat-msgpack"},
+        {"de.undercouch", "bson4jackson"},
+        {"org.apache.fory", "fory-core"},
+        {"com.thoughtworks.xstream", "xstream"},
     };
 
     public static ObjectNode info() {

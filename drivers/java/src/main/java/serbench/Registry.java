@@ -1,14 +1,18 @@
 package serbench;
 
 import java.util.List;
+import serbench.methods.Bson;
+import serbench.methods.ForyMethod;
 import serbench.methods.Handcoded;
 import serbench.methods.JavaBuiltin;
 import serbench.methods.JavaExternalizable;
 import serbench.methods.JsonGzip;
 import serbench.methods.JsonMethod;
 import serbench.methods.KryoMethod;
+import serbench.methods.Msgpack;
 import serbench.methods.MethodSpec;
 import serbench.methods.Raw;
+import serbench.methods.Xml;
 
 /** THE registry of this driver: every method and every task, one line each. */
 public final class Registry {
@@ -24,6 +28,10 @@ public final class Registry {
         KryoMethod.SPEC,
         JsonMethod.SPEC,
         JsonGzip.SPEC,
+        Msgpack.SPEC,
+        Bson.SPEC,
+        ForyMethod.SPEC,
+        Xml.SPEC,
         Raw.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand");

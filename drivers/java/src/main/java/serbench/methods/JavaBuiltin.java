@@ -1,9 +1,12 @@
 package serbench.methods;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.InvalidClassException;
 import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.List;
@@ -58,6 +61,27 @@ public final class JavaBuiltin<T> extends Materialized<T> {
             : ObjectInputFilter.Status.REJECTED;
     }
 
+    /**
+     * Resolves classes with the driver's loader: the default walks the stack for the latest
+     * user loader on every class descriptor, which dominates reading small objects.
+     */
+    static final class Input extends ObjectInputStream {
+        Input(InputStream in, Set<Class<?>> allowed) throws IOException {
+            super(in);
+            setObjectInputFilter(info -> check(info, allowed));
+        }
+
+        @Override
+        protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException,
+                ClassNotFoundException {
+            try {
+                return Class.forName(desc.getName(), false, JavaBuiltin.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                return super.resolveClass(desc);
+            }
+        }
+    }
+
     @Override
     public void encode(T value, Bytes bytes) throws Exception {
         try (ObjectOutputStream o = new ObjectOutputStream(out.on(bytes))) {
@@ -69,8 +93,7 @@ public final class JavaBuiltin<T> extends Materialized<T> {
     public T decode(ByteBuffer page, int off, int len) throws Exception {
         in.on(page, off, len);
         Object v;
-        try (ObjectInputStream o = new ObjectInputStream(in)) {
-            o.setObjectInputFilter(info -> check(info, ALLOWED));
+        try (ObjectInputStream o = new Input(in, ALLOWED)) {
             v = o.readObject();
         } catch (InvalidClassException e) {
             throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());

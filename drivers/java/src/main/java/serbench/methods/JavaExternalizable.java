@@ -74,8 +74,7 @@ public final class JavaExternalizable<T> extends Materialized<T> {
     public T decode(ByteBuffer page, int off, int len) throws Exception {
         in.on(page, off, len);
         Object v;
-        try (ObjectInputStream o = new ObjectInputStream(in)) {
-            o.setObjectInputFilter(info -> JavaBuiltin.check(info, ALLOWED));
+        try (ObjectInputStream o = new JavaBuiltin.Input(in, ALLOWED)) {
             v = o.readObject();
         } catch (InvalidClassException e) {
             throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());

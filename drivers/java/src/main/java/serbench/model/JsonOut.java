@@ -2,6 +2,7 @@ package serbench.model;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.NumberOutput;
+import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
 import java.io.IOException;
 
 /**
@@ -12,8 +13,13 @@ import java.io.IOException;
 public final class JsonOut {
     private JsonOut() {}
 
+    /** Binary formats written through the same generated code take the double itself. */
     public static void f64(JsonGenerator g, double v) throws IOException {
-        g.writeNumber(canonical(v));
+        if (g instanceof JsonGeneratorImpl) {
+            g.writeNumber(canonical(v));
+        } else {
+            g.writeNumber(v);
+        }
     }
 
     public static String canonical(double v) {

@@ -62,6 +62,20 @@ class HostileTest {
         assertFalse(Gadget.ran);
     }
 
+    /** XStream names classes in element names: a class outside the allow-list is refused. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {
+        "<java.util.HashMap><entry><string>k</string><int>1</int></entry></java.util.HashMap>",
+        "<serbench.methods.HostileTest_-Gadget/>",
+        "<java.lang.ProcessBuilder><command><string>true</string></command></java.lang.ProcessBuilder>"})
+    void xmlRefusesClassesOutsideTheAllowList(String xml) {
+        byte[] bytes = xml.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Codec<?> codec = Registry.method("xml").codec(ModelType.byId("trade"));
+        Exception e = assertThrows(Exception.class,
+            () -> codec.decode(ByteBuffer.wrap(bytes), 0, bytes.length));
+        assertTrue(e.getMessage().contains("allow-list"), e.getMessage());
+    }
+
     static Stream<Arguments> writers() {
         return Registry.METHODS.stream().filter(MethodSpec::writes).flatMap(m ->
             Stream.of("trade", "tweet", "org").map(model -> Arguments.of(m.id(), model)));

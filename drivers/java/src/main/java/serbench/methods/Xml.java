@@ -1,0 +1,70 @@
+package serbench.methods;
+
+import com.thoughtworks.xstream.XStream;
+import com.thoughtworks.xstream.io.xml.CompactWriter;
+import com.thoughtworks.xstream.security.ForbiddenClassException;
+import com.thoughtworks.xstream.security.NoTypePermission;
+import com.thoughtworks.xstream.security.NullPermission;
+import com.thoughtworks.xstream.security.PrimitiveTypePermission;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import serbench.Bytes;
+import serbench.Depth;
+import serbench.model.ModelType;
+import serbench.model.Models;
+import serbench.wire.DecodeException;
+
+/**
+ * `xml`: XStream's reflection mapping of the model classes as compact UTF-8 XML. XStream
+ * resolves element names to classes, so reading is limited to an allow-list (the model
+ * classes, their arrays, strings, primitives and their boxes); any other class is refused.
+ */
+public final class Xml<T> extends Materialized<T> {
+    public static final MethodSpec SPEC = MethodSpec.of("xml", List.of(Depth.MATERIALIZE),
+        "Xml.java", Xml::new);
+
+    private final XStream xstream = new XStream();
+    private final Streams.Out out = new Streams.Out();
+    private final Streams.In in = new Streams.In();
+
+    Xml(ModelType<T> model) {
+        super(model);
+        xstream.addPermission(NoTypePermission.NONE);
+        xstream.addPermission(NullPermission.NULL);
+        xstream.addPermission(PrimitiveTypePermission.PRIMITIVES);
+        xstream.allowTypes(Models.CLASSES.toArray(new Class<?>[0]));
+        xstream.allowTypes(new Class<?>[] {String.class, byte[].class, short[].class,
+            int[].class, long[].class, double[].class, boolean[].class});
+    }
+
+    @Override
+    public void encode(T value, Bytes bytes) throws Exception {
+        Writer w = new OutputStreamWriter(out.on(bytes), StandardCharsets.UTF_8);
+        xstream.marshal(value, new CompactWriter(w));
+        w.flush();
+    }
+
+    @Override
+    public T decode(ByteBuffer page, int off, int len) throws Exception {
+        // the parser stops at the root's end tag; nothing may follow it
+        if (len == 0 || page.array()[off + len - 1] != '>') {
+            throw new DecodeException(len, "the document does not end with its root's end tag");
+        }
+        Object v;
+        try {
+            v = xstream.fromXML(new InputStreamReader(in.on(page, off, len),
+                StandardCharsets.UTF_8));
+        } catch (ForbiddenClassException e) {
+            throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());
+        }
+        if (!model.type.isInstance(v)) {
+            throw new DecodeException(-1, "the document holds "
+                + (v == null ? "null" : v.getClass().getName()) + ", not " + model.type.getName());
+        }
+        return model.type.cast(v);
+    }
+}

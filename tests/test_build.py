@@ -1,0 +1,39 @@
+"""`serbench build`: a recipe with an offline flag tries offline first, then online."""
+import os
+import stat
+
+from serbench import build as build_module
+
+
+def fake_tool(tmp_path, name):
+    """A tool that fails offline (`-o`) and otherwise logs its arguments."""
+    tool = tmp_path / name
+    log = tmp_path / "calls.log"
+    tool.write_text(f'#!/bin/sh\necho "$*" >> {log}\n[ "$1" = "-o" ] && exit 1\nexit 0\n')
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    return tool, log
+
+
+def test_an_offline_failure_is_retried_online(tmp_path, monkeypatch):
+    tool, log = fake_tool(tmp_path, "fakemvn")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    project = tmp_path / "pom.xml"
+    project.write_text("")
+    recipe = build_module.Recipe(project, ("fakemvn",), "hint", (("fakemvn", "package"),),
+                                 offline_flag="-o")
+    monkeypatch.setattr(build_module, "RECIPES", {"java": recipe})
+    assert build_module.build(("java",), say=lambda m: None) == ["java"]
+    assert log.read_text().splitlines() == ["-o package", "package"]
+
+
+def test_an_offline_success_is_not_repeated(tmp_path, monkeypatch):
+    tool, log = fake_tool(tmp_path, "fakemvn")
+    tool.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexit 0\n')
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    project = tmp_path / "pom.xml"
+    project.write_text("")
+    recipe = build_module.Recipe(project, ("fakemvn",), "hint", (("fakemvn", "package"),),
+                                 offline_flag="-o")
+    monkeypatch.setattr(build_module, "RECIPES", {"java": recipe})
+    build_module.build(("java",), say=lambda m: None)
+    assert log.read_text().splitlines() == ["-o package"]
