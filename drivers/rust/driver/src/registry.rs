@@ -80,6 +80,9 @@ registry! {
         crate::methods::bincode::Bincode,
         crate::methods::json_gzip::JsonGzip,
         crate::methods::json::Json,
+        crate::methods::msgpack::Msgpack,
+        crate::methods::bson::Bson,
+        crate::methods::postcard::Postcard,
         crate::methods::raw::Raw,
     }
     tasks {

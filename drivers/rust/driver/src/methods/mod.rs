@@ -4,9 +4,12 @@
 //! file here and one line in `registry.rs`.
 
 pub mod bincode;
+pub mod bson;
 pub mod handcoded;
 pub mod json;
 pub mod json_gzip;
+pub mod msgpack;
+pub mod postcard;
 pub mod raw;
 
 use std::fmt;
