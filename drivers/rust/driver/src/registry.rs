@@ -83,6 +83,9 @@ registry! {
         crate::methods::msgpack::Msgpack,
         crate::methods::bson::Bson,
         crate::methods::postcard::Postcard,
+        crate::methods::bincode2::Bincode2,
+        crate::methods::bitcode::Bitcode,
+        crate::methods::flexbuffers::Flexbuffers,
         crate::methods::raw::Raw,
     }
     tasks {

@@ -18,7 +18,19 @@ model_struct! {
 }
 
 /// `enum{FOO,BAR,BAZ}`: JSON uses the symbol, checksum and order the ordinal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    bincode2::Encode,
+    bincode2::Decode,
+)]
+#[bincode(crate = "bincode2")]
 #[serde(rename_all = "UPPERCASE")]
 pub enum OrgType {
     Foo,

@@ -4,7 +4,10 @@
 //! file here and one line in `registry.rs`.
 
 pub mod bincode;
+pub mod bincode2;
+pub mod bitcode;
 pub mod bson;
+pub mod flexbuffers;
 pub mod handcoded;
 pub mod json;
 pub mod json_gzip;
