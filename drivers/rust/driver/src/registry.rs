@@ -88,6 +88,12 @@ registry! {
         crate::methods::bincode::Bincode,
         crate::methods::json_gzip::JsonGzip,
         crate::methods::json::Json,
+        crate::methods::msgpack::Msgpack,
+        crate::methods::bson::Bson,
+        crate::methods::postcard::Postcard,
+        crate::methods::bincode2::Bincode2,
+        crate::methods::bitcode::Bitcode,
+        crate::methods::flexbuffers::Flexbuffers,
         crate::methods::raw::Raw,
         crate::methods::rkyv::Rkyv,
     }

@@ -123,7 +123,8 @@ mod tests {
         );
         assert_eq!(info["methods"]["raw"]["depths"], json!([]));
         assert_eq!(info["methods"]["json_gzip"]["settings"]["gzip_level"], 6);
-        assert_eq!(info["libraries"]["bincode"], "1.3.3");
+        // bincode 1 and bincode 2 (renamed) are both linked
+        assert_eq!(info["libraries"]["bincode"], "1.3.3, 2.0.1");
         assert_eq!(info["models"].as_array().unwrap().len(), 8);
         assert_eq!(info["eviction"], json!(["fadvise_dontneed"]));
     }

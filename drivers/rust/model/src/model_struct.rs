@@ -60,6 +60,7 @@ macro_rules! model_struct {
         #[derive(::rkyv::Archive, ::rkyv::Serialize, ::rkyv::Deserialize)]
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+        #[derive(::bincode2::Encode, ::bincode2::Decode)] #[bincode(crate = "::bincode2")]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*

@@ -30,7 +30,10 @@ model_struct! {
     rkyv::Archive,
     rkyv::Serialize,
     rkyv::Deserialize,
+    bincode2::Encode,
+    bincode2::Decode,
 )]
+#[bincode(crate = "bincode2")]
 #[serde(rename_all = "UPPERCASE")]
 pub enum OrgType {
     Foo,

@@ -4,9 +4,15 @@
 //! file here and one line in `registry.rs`.
 
 pub mod bincode;
+pub mod bincode2;
+pub mod bitcode;
+pub mod bson;
+pub mod flexbuffers;
 pub mod handcoded;
 pub mod json;
 pub mod json_gzip;
+pub mod msgpack;
+pub mod postcard;
 pub mod raw;
 pub mod rkyv;
 
