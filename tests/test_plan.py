@@ -43,7 +43,7 @@ def test_embedded_plans_load():
     assert default.name == "default" and default.source == "embedded:default"
     assert default.params.cold is True and default.params.raw is True
     group = default.groups[0]
-    assert group.tasks == ("write", "read_seq", "read_rand", "sizes")
+    assert group.tasks == ("write", "sizes")
     assert group.methods is None and group.models is None  # "*"
     full = load_embedded("full")
     assert full.name == "full" and len(full.groups) > 1

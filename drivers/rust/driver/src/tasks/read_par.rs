@@ -159,6 +159,6 @@ mod tests {
                 _ => unreachable!(),
             })
             .collect();
-        assert_eq!(lens, [0, 0, 1, 1, 2]);
+        assert_eq!(lens, [0, 1, 1, 1, 1]);
     }
 }
