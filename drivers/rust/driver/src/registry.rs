@@ -89,6 +89,8 @@ registry! {
         crate::methods::json_gzip::JsonGzip,
         crate::methods::raw::Raw,
         crate::methods::rkyv::Rkyv,
+        crate::methods::protobuf::Protobuf,
+        crate::methods::flatbuffers::Flatbuffers,
     }
     tasks {
         crate::tasks::write::Write,

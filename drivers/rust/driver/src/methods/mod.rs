@@ -4,8 +4,10 @@
 //! file here and one line in `registry.rs`.
 
 pub mod bincode;
+pub mod flatbuffers;
 pub mod handcoded;
 pub mod json_gzip;
+pub mod protobuf;
 pub mod raw;
 pub mod rkyv;
 mod serde_fill;
