@@ -20,6 +20,8 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={}", file.display());
     }
+    generate_protobuf(&workspace.join("../../schemas/proto"));
+    generate_flatbuffers(&workspace.join("../../schemas/fbs"));
 
     println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", linked_libraries());
 
@@ -113,4 +115,93 @@ fn profile_flags(manifest: &str, profile: &str) -> String {
         );
     }
     flags.join(" ")
+}
+
+/// prost code for every model's messages (`serbench.pb.rs` in OUT_DIR), from the one schema
+/// set every language shares, compiled by the system protoc (Debian's 3.21.12).
+///
+/// prost 0.14 drops a proto3 `double` of -0.0 (it compares with `!= 0.0`, tokio-rs/prost#1177)
+/// where protoc's C++ and Java write every value whose bits are not zero. The singular doubles
+/// are therefore declared `optional` to prost (the same wire format): the codec sets them
+/// exactly when their bits are not zero.
+fn generate_protobuf(schemas: &Path) {
+    println!("cargo:rerun-if-changed={}", schemas.display());
+    let mut protos: Vec<_> = fs::read_dir(schemas)
+        .expect("schemas/proto exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "proto"))
+        .collect();
+    protos.sort();
+    prost_build::Config::new()
+        .compile_protos(&protos, &[schemas])
+        .expect("protoc compiles schemas/proto");
+    let generated = Path::new(&env::var("OUT_DIR").unwrap()).join("serbench.pb.rs");
+    let code = fs::read_to_string(&generated).unwrap();
+    let mut out = String::with_capacity(code.len());
+    let mut singular_double = false;
+    for line in code.lines() {
+        let line = if line.trim_start().starts_with("#[prost(double, tag = ") {
+            singular_double = true;
+            line.replacen("#[prost(double, tag", "#[prost(double, optional, tag", 1)
+        } else if std::mem::take(&mut singular_double) {
+            assert!(line.ends_with(": f64,"), "a singular double field: {line}");
+            line.replacen(": f64,", ": ::core::option::Option<f64>,", 1)
+        } else {
+            line.to_string()
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    fs::write(&generated, out).unwrap();
+}
+
+/// flatc 2.0.8 Rust code for every model's tables (`fbs/mod.rs` in OUT_DIR). flatc's Rust
+/// output only compiles when generated from one file including every schema (schemas/README.md);
+/// its `mod.rs` names the per-table files by module path, rewritten here to absolute paths so
+/// that the driver can `include!` it.
+fn generate_flatbuffers(schemas: &Path) {
+    println!("cargo:rerun-if-changed={}", schemas.display());
+    let out = Path::new(&env::var("OUT_DIR").unwrap()).join("fbs");
+    fs::create_dir_all(&out).unwrap();
+    let mut names: Vec<String> = fs::read_dir(schemas)
+        .expect("schemas/fbs exists")
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".fbs"))
+        .collect();
+    names.sort();
+    let all = out.join("all.fbs");
+    let includes: String = names
+        .iter()
+        .map(|n| format!("include \"{n}\";\n"))
+        .collect();
+    fs::write(&all, includes).unwrap();
+    let status = Command::new("flatc")
+        .args(["--rust", "--rust-module-root-file", "--gen-all", "-I"])
+        .arg(schemas)
+        .arg("-o")
+        .arg(&out)
+        .arg(&all)
+        .status()
+        .expect("flatc (Debian's 2.0.8) is installed");
+    assert!(status.success(), "flatc failed on schemas/fbs");
+    let root = out.join("mod.rs");
+    let generated = out.join("serbench").join("fb");
+    let rewritten: String = fs::read_to_string(&root)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            match line
+                .trim()
+                .strip_prefix("mod ")
+                .and_then(|m| m.strip_suffix(';'))
+            {
+                Some(module) => {
+                    let file = generated.join(format!("{module}.rs"));
+                    format!("#[path = {:?}] mod {module};\n", file.display().to_string())
+                }
+                None => format!("{line}\n"),
+            }
+        })
+        .collect();
+    fs::write(&root, rewritten).unwrap();
 }

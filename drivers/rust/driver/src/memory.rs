@@ -134,7 +134,10 @@ mod tests {
         let kept: Vec<u64> = Vec::with_capacity(1000);
         let freed: Vec<u8> = vec![1; 5000];
         drop(freed);
-        assert!(window.counted(), "the test binary installs the counting allocator");
+        assert!(
+            window.counted(),
+            "the test binary installs the counting allocator"
+        );
         // other test threads may allocate at the same time; the kept block is at least there
         assert!(window.bytes() >= 8000, "{}", window.bytes());
         drop(kept);

@@ -96,6 +96,8 @@ registry! {
         crate::methods::flexbuffers::Flexbuffers,
         crate::methods::raw::Raw,
         crate::methods::rkyv::Rkyv,
+        crate::methods::protobuf::Protobuf,
+        crate::methods::flatbuffers::Flatbuffers,
     }
     tasks {
         crate::tasks::write::Write,

@@ -115,7 +115,15 @@ mod tests {
         assert_eq!(info["language"], "rust");
         assert_eq!(
             info["tasks"],
-            json!(["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"])
+            json!([
+                "write",
+                "read_seq",
+                "read_rand",
+                "read_par",
+                "sort_dedup",
+                "memory",
+                "micro"
+            ])
         );
         assert_eq!(
             info["methods"]["handcoded"]["depths"],

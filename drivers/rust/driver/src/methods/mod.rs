@@ -7,12 +7,14 @@ pub mod bincode;
 pub mod bincode2;
 pub mod bitcode;
 pub mod bson;
+pub mod flatbuffers;
 pub mod flexbuffers;
 pub mod handcoded;
 pub mod json;
 pub mod json_gzip;
 pub mod msgpack;
 pub mod postcard;
+pub mod protobuf;
 pub mod raw;
 pub mod rkyv;
 

@@ -47,7 +47,9 @@ impl Task for Memory {
             drop(objects); // after the window's reading: kept until measured
             Ok(checksum)
         })?;
-        let peak = rss().map_err(|e| Failure::new(Kind::Internal, e.to_string()))?.peak;
+        let peak = rss()
+            .map_err(|e| Failure::new(Kind::Internal, e.to_string()))?
+            .peak;
         Ok(json!({
             "samples": samples,
             "counters": {"objects": n, "retained_bytes": retained,
@@ -79,7 +81,11 @@ fn materialize<M: ModelType, C: Codec<M>>(
     let mut page = PageBuffer::default();
     let mut reader = PageReader::open(base, expect::<M, C>(page_size), timer, &mut page)?;
     if n > reader.count() {
-        return Err(out_of_range(base, format!("objects 0..{n}"), reader.count()));
+        return Err(out_of_range(
+            base,
+            format!("objects 0..{n}"),
+            reader.count(),
+        ));
     }
     let mut objects = Vec::with_capacity(n as usize);
     let mut checksum = SetChecksum::default();

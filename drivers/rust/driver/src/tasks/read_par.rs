@@ -10,8 +10,8 @@ use serbench_model::ModelType;
 use serde_json::{json, Map, Value};
 
 use super::read_rand::read_ids;
-use super::{checksum_json, read_objects, Read, ReadOutcome, Repetitions, Selection, Task};
 use super::TaskRequest;
+use super::{checksum_json, read_objects, Read, ReadOutcome, Repetitions, Selection, Task};
 use crate::methods::Codec;
 use crate::paged::PageBuffer;
 use crate::protocol::Failure;
@@ -117,7 +117,10 @@ fn read_parallel<M: ModelType, C: Codec<M>>(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     });
     let mut merged: Option<ReadOutcome> = None;

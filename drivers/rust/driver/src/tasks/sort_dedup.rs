@@ -73,7 +73,14 @@ struct Sorted {
 /// the budget in the first repetition only), so the runs are not compared.
 impl PartialEq for Sorted {
     fn eq(&self, other: &Self) -> bool {
-        let output = |s: &Sorted| (s.input_objects, s.output_objects, s.sequence, s.output_bytes);
+        let output = |s: &Sorted| {
+            (
+                s.input_objects,
+                s.output_objects,
+                s.sequence,
+                s.output_bytes,
+            )
+        };
         output(self) == output(other)
     }
 }
@@ -99,12 +106,17 @@ impl Task for SortDedup {
             page_size: params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE),
         };
         if sort.budget == 0 {
-            return Err(Failure::bad_request("params.budget_bytes must be at least 1"));
+            return Err(Failure::bad_request(
+                "params.budget_bytes must be at least 1",
+            ));
         }
         if !sort.output.is_dir() {
             return Err(Failure::new(
                 Kind::NotFound,
-                format!("{}: the output directory does not exist", sort.output.display()),
+                format!(
+                    "{}: the output directory does not exist",
+                    sort.output.display()
+                ),
             ));
         }
         let start = start_rss()?;
@@ -274,9 +286,7 @@ fn merge<M: ModelType, C: Codec<M>>(
     let mut readers = runs
         .iter()
         .zip(pages.iter_mut())
-        .map(|(run, page)| {
-            PageReader::open(run, expect::<M, C>(Some(sort.page_size)), timer, page)
-        })
+        .map(|(run, page)| PageReader::open(run, expect::<M, C>(Some(sort.page_size)), timer, page))
         .collect::<Result<Vec<_>, _>>()?;
     let mut next = vec![0u64; runs.len()];
     let mut heap = BinaryHeap::with_capacity(runs.len());

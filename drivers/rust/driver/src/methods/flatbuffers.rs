@@ -1,0 +1,703 @@
+//! `flatbuffers` (=2.1.2), with the tables generated at build time by flatc 2.0.8 from
+//! `schemas/fbs` (conventions in schemas/README.md). One stored object is one finished
+//! buffer of the root table, no size prefix and no file identifier (PROTOCOL.md section 9).
+//!
+//! Both depths verify the buffer first (`::flatbuffers::root`: every offset, length, string's
+//! UTF-8 and the nesting depth), then read through the generated accessors: depth `access`
+//! folds the checksum from them without building anything, `materialize` builds the native
+//! structs. Required strings and lists read as empty when not written; a required table
+//! that is absent is corrupt.
+
+use ::flatbuffers::{FlatBufferBuilder, ForwardsUOffset, Vector, WIPOffset};
+use serbench_model::{
+    Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
+    Hashtag, LineItem, Media, Mention, Order, Org, OrgType, Part, Place, Size, Sizes, SparseVector,
+    Supplier, Trade, Tweet, Url, User,
+};
+
+use super::{Codec, DecodeError, Method};
+use crate::protocol::Depth;
+
+/// The generated tables (namespace `serbench.fb`).
+#[allow(clippy::all, unused_imports, non_camel_case_types, dead_code)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/fbs/mod.rs"));
+}
+use generated::serbench::fb;
+
+#[derive(Default)]
+pub struct Flatbuffers {
+    /// Reset before each object, so its buffer is allocated once.
+    fbb: FlatBufferBuilder<'static>,
+}
+
+impl Method for Flatbuffers {
+    const ID: &'static str = "flatbuffers";
+    const DEPTHS: &'static [Depth] = &[Depth::Materialize, Depth::Access];
+    const FILES: &'static [&'static str] = &[
+        "drivers/rust/driver/src/methods/flatbuffers.rs",
+        "schemas/fbs/part.fbs",
+        "schemas/fbs/lineitem.fbs",
+        "schemas/fbs/customer.fbs",
+        "schemas/fbs/tweet.fbs",
+        "schemas/fbs/sparse.fbs",
+        "schemas/fbs/trade.fbs",
+        "schemas/fbs/org.fbs",
+        "schemas/fbs/arrays.fbs",
+    ];
+}
+
+type Fbb = FlatBufferBuilder<'static>;
+type Offsets<T> = Option<WIPOffset<Vector<'static, ForwardsUOffset<T>>>>;
+
+/// A native field's value in the builder: what its table's `Args` hold for it.
+trait Put {
+    type Out;
+    fn put(&self, fbb: &mut Fbb) -> Self::Out;
+    /// True for -0.0: the builder drops a scalar equal to its default, and -0.0 == 0.0.
+    #[inline(always)]
+    fn negative_zero(&self) -> bool {
+        false
+    }
+}
+
+/// A native field read from what its accessor returns (`A`).
+trait Field<'a, A>: Sized {
+    fn visit(a: A, h: &mut Hasher) -> Result<(), DecodeError>;
+    fn take(a: A) -> Result<Self, DecodeError>;
+}
+
+macro_rules! scalars {
+    ($($t:ty => $fold:ident, $negative_zero:expr);*) => {$(
+        impl Put for $t {
+            type Out = $t;
+            #[inline(always)]
+            fn put(&self, _: &mut Fbb) -> $t {
+                *self
+            }
+            #[inline(always)]
+            fn negative_zero(&self) -> bool {
+                let negative_zero: fn($t) -> bool = $negative_zero;
+                negative_zero(*self)
+            }
+        }
+        impl Put for Option<$t> {
+            type Out = Option<$t>;
+            #[inline(always)]
+            fn put(&self, _: &mut Fbb) -> Option<$t> {
+                *self
+            }
+        }
+        impl Put for Vec<$t> {
+            type Out = Option<WIPOffset<Vector<'static, $t>>>;
+            #[inline]
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                Some(fbb.create_vector(self))
+            }
+        }
+        impl Put for Option<Vec<$t>> {
+            type Out = Option<WIPOffset<Vector<'static, $t>>>;
+            #[inline]
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                self.as_ref().and_then(|v| v.put(fbb))
+            }
+        }
+        impl<'a> Field<'a, $t> for $t {
+            #[inline(always)]
+            fn visit(a: $t, h: &mut Hasher) -> Result<(), DecodeError> {
+                h.$fold(a as _);
+                Ok(())
+            }
+            #[inline(always)]
+            fn take(a: $t) -> Result<Self, DecodeError> {
+                Ok(a)
+            }
+        }
+        impl<'a> Field<'a, Option<$t>> for Option<$t> {
+            #[inline(always)]
+            fn visit(a: Option<$t>, h: &mut Hasher) -> Result<(), DecodeError> {
+                match a {
+                    None => h.absent(),
+                    Some(v) => {
+                        h.present();
+                        h.$fold(v as _);
+                    }
+                }
+                Ok(())
+            }
+            #[inline(always)]
+            fn take(a: Option<$t>) -> Result<Self, DecodeError> {
+                Ok(a)
+            }
+        }
+        impl<'a> Field<'a, Option<Vector<'a, $t>>> for Vec<$t> {
+            #[inline]
+            fn visit(a: Option<Vector<'a, $t>>, h: &mut Hasher) -> Result<(), DecodeError> {
+                let v = a.unwrap_or_default();
+                h.list_len(v.len());
+                for x in v.iter() {
+                    h.$fold(x as _);
+                }
+                Ok(())
+            }
+            #[inline]
+            fn take(a: Option<Vector<'a, $t>>) -> Result<Self, DecodeError> {
+                Ok(a.map(|v| v.iter().collect()).unwrap_or_default())
+            }
+        }
+        impl<'a> Field<'a, Option<Vector<'a, $t>>> for Option<Vec<$t>> {
+            #[inline]
+            fn visit(a: Option<Vector<'a, $t>>, h: &mut Hasher) -> Result<(), DecodeError> {
+                match a {
+                    None => h.absent(),
+                    Some(v) => {
+                        h.present();
+                        Vec::<$t>::visit(Some(v), h)?;
+                    }
+                }
+                Ok(())
+            }
+            #[inline]
+            fn take(a: Option<Vector<'a, $t>>) -> Result<Self, DecodeError> {
+                a.map(|v| Vec::<$t>::take(Some(v))).transpose()
+            }
+        }
+    )*};
+}
+scalars!(
+    i8 => int, |_| false;
+    i16 => int, |_| false;
+    i32 => int, |_| false;
+    i64 => int, |_| false;
+    f64 => f64, |x| x.to_bits() == (-0.0f64).to_bits();
+    bool => bool, |_| false
+);
+
+impl Put for String {
+    type Out = Option<WIPOffset<&'static str>>;
+    #[inline]
+    fn put(&self, fbb: &mut Fbb) -> Self::Out {
+        Some(fbb.create_string(self))
+    }
+}
+
+impl Put for Option<String> {
+    type Out = Option<WIPOffset<&'static str>>;
+    #[inline]
+    fn put(&self, fbb: &mut Fbb) -> Self::Out {
+        self.as_ref().map(|s| fbb.create_string(s))
+    }
+}
+
+impl Put for Vec<String> {
+    type Out = Offsets<&'static str>;
+    fn put(&self, fbb: &mut Fbb) -> Self::Out {
+        let offsets: Vec<_> = self.iter().map(|s| fbb.create_string(s)).collect();
+        Some(fbb.create_vector(&offsets))
+    }
+}
+
+impl<'a> Field<'a, Option<&'a str>> for String {
+    #[inline]
+    fn visit(a: Option<&'a str>, h: &mut Hasher) -> Result<(), DecodeError> {
+        h.str(a.unwrap_or_default());
+        Ok(())
+    }
+    #[inline]
+    fn take(a: Option<&'a str>) -> Result<Self, DecodeError> {
+        Ok(a.unwrap_or_default().to_owned())
+    }
+}
+
+impl<'a> Field<'a, Option<&'a str>> for Option<String> {
+    #[inline]
+    fn visit(a: Option<&'a str>, h: &mut Hasher) -> Result<(), DecodeError> {
+        match a {
+            None => h.absent(),
+            Some(s) => {
+                h.present();
+                h.str(s);
+            }
+        }
+        Ok(())
+    }
+    #[inline]
+    fn take(a: Option<&'a str>) -> Result<Self, DecodeError> {
+        Ok(a.map(str::to_owned))
+    }
+}
+
+impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<&'a str>>>> for Vec<String> {
+    fn visit(
+        a: Option<Vector<'a, ForwardsUOffset<&'a str>>>,
+        h: &mut Hasher,
+    ) -> Result<(), DecodeError> {
+        let v = a.unwrap_or_default();
+        h.list_len(v.len());
+        for s in v.iter() {
+            h.str(s);
+        }
+        Ok(())
+    }
+    fn take(a: Option<Vector<'a, ForwardsUOffset<&'a str>>>) -> Result<Self, DecodeError> {
+        Ok(a.map(|v| v.iter().map(str::to_owned).collect())
+            .unwrap_or_default())
+    }
+}
+
+impl Put for OrgType {
+    type Out = fb::OrgType;
+    fn put(&self, _: &mut Fbb) -> fb::OrgType {
+        fb::OrgType(self.ordinal() as i8)
+    }
+}
+
+impl<'a> Field<'a, fb::OrgType> for OrgType {
+    fn visit(a: fb::OrgType, h: &mut Hasher) -> Result<(), DecodeError> {
+        h.int(OrgType::take(a)?.ordinal() as i64);
+        Ok(())
+    }
+    fn take(a: fb::OrgType) -> Result<Self, DecodeError> {
+        usize::try_from(a.0)
+            .ok()
+            .and_then(|i| OrgType::ALL.get(i).copied())
+            .ok_or_else(|| DecodeError::new(0, format!("org type {} is not a known ordinal", a.0)))
+    }
+}
+
+/// `[[[f64]]]` as rings of positions (schemas/README.md).
+type Rings<'a> = Option<Vector<'a, ForwardsUOffset<fb::Ring<'a>>>>;
+
+impl Put for Vec<Vec<Vec<f64>>> {
+    type Out = Offsets<fb::Ring<'static>>;
+    fn put(&self, fbb: &mut Fbb) -> Self::Out {
+        let rings: Vec<_> = self
+            .iter()
+            .map(|ring| {
+                let positions: Vec<_> = ring
+                    .iter()
+                    .map(|p| {
+                        let values = p.put(fbb);
+                        fb::Position::create(fbb, &fb::PositionArgs { values })
+                    })
+                    .collect();
+                let positions = Some(fbb.create_vector(&positions));
+                fb::Ring::create(fbb, &fb::RingArgs { positions })
+            })
+            .collect();
+        Some(fbb.create_vector(&rings))
+    }
+}
+
+impl<'a> Field<'a, Rings<'a>> for Vec<Vec<Vec<f64>>> {
+    fn visit(a: Rings<'a>, h: &mut Hasher) -> Result<(), DecodeError> {
+        let rings = a.unwrap_or_default();
+        h.list_len(rings.len());
+        for ring in rings.iter() {
+            let positions = ring.positions().unwrap_or_default();
+            h.list_len(positions.len());
+            for p in positions.iter() {
+                Vec::<f64>::visit(p.values(), h)?;
+            }
+        }
+        Ok(())
+    }
+    fn take(a: Rings<'a>) -> Result<Self, DecodeError> {
+        a.unwrap_or_default()
+            .iter()
+            .map(|ring| {
+                ring.positions()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|p| Vec::<f64>::take(p.values()))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// `visit` of one field, its native type taken from the field itself.
+#[inline(always)]
+fn visit_field<'a, S, F: Field<'a, A>, A>(
+    _field: fn(&S) -> &F,
+    a: A,
+    h: &mut Hasher,
+) -> Result<(), DecodeError> {
+    F::visit(a, h)
+}
+
+/// A field through its generated accessor: named as the field, or as flatc renamed it.
+macro_rules! get {
+    ($t:ident, $field:ident) => {
+        $t.$field()
+    };
+    ($t:ident, $field:ident $acc:ident) => {
+        $t.$acc()
+    };
+}
+
+/// A field of a table's `Args`, named as the field or as flatc renamed it.
+macro_rules! set {
+    ($args:ident, $field:ident, $value:expr) => {
+        $args.$field = $value
+    };
+    ($args:ident, $field:ident $acc:ident, $value:expr) => {
+        $args.$acc = $value
+    };
+}
+
+/// One line per table: `Native / Args { field, field as accessor, … }`, fields in canonical
+/// order. Each table is also a required field (absent = corrupt), an optional one and a
+/// list element.
+macro_rules! tables {
+    ($($name:ident / $args:ident { $($field:ident $(as $acc:ident)?),* $(,)? })*) => {$(
+        impl Put for $name {
+            type Out = Option<WIPOffset<fb::$name<'static>>>;
+            #[inline]
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                let $name { $($field),* } = self;
+                let mut args = fb::$args::default();
+                $( set!(args, $field $($acc)?, $field.put(fbb)); )*
+                // a table holding -0.0 is written with all its scalars, so that -0.0 is kept
+                let force = false $( || $field.negative_zero() )*;
+                fbb.force_defaults(force);
+                let table = fb::$name::create(fbb, &args);
+                fbb.force_defaults(false);
+                Some(table)
+            }
+        }
+
+        impl Put for Option<$name> {
+            type Out = Option<WIPOffset<fb::$name<'static>>>;
+            #[inline]
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                self.as_ref().and_then(|v| v.put(fbb))
+            }
+        }
+
+        impl Put for Vec<$name> {
+            type Out = Offsets<fb::$name<'static>>;
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                let offsets: Vec<_> = self.iter().filter_map(|v| v.put(fbb)).collect();
+                Some(fbb.create_vector(&offsets))
+            }
+        }
+
+        impl<'a> Field<'a, fb::$name<'a>> for $name {
+            #[inline]
+            fn visit(t: fb::$name<'a>, h: &mut Hasher) -> Result<(), DecodeError> {
+                $( visit_field(|s: &$name| &s.$field, get!(t, $field $($acc)?), h)?; )*
+                Ok(())
+            }
+            #[inline]
+            fn take(t: fb::$name<'a>) -> Result<Self, DecodeError> {
+                Ok($name { $( $field: Field::take(get!(t, $field $($acc)?))?, )* })
+            }
+        }
+
+        impl<'a> Field<'a, Option<fb::$name<'a>>> for $name {
+            #[inline]
+            fn visit(a: Option<fb::$name<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
+                $name::visit(required(a)?, h)
+            }
+            #[inline]
+            fn take(a: Option<fb::$name<'a>>) -> Result<Self, DecodeError> {
+                $name::take(required(a)?)
+            }
+        }
+
+        impl<'a> Field<'a, Option<fb::$name<'a>>> for Option<$name> {
+            #[inline]
+            fn visit(a: Option<fb::$name<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
+                match a {
+                    None => h.absent(),
+                    Some(t) => {
+                        h.present();
+                        $name::visit(t, h)?;
+                    }
+                }
+                Ok(())
+            }
+            #[inline]
+            fn take(a: Option<fb::$name<'a>>) -> Result<Self, DecodeError> {
+                a.map($name::take).transpose()
+            }
+        }
+
+        impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>> for Vec<$name> {
+            fn visit(a: Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>, h: &mut Hasher) -> Result<(), DecodeError> {
+                let v = a.unwrap_or_default();
+                h.list_len(v.len());
+                for t in v.iter() {
+                    $name::visit(t, h)?;
+                }
+                Ok(())
+            }
+            fn take(a: Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>) -> Result<Self, DecodeError> {
+                a.unwrap_or_default().iter().map($name::take).collect()
+            }
+        }
+    )*};
+}
+
+#[cold]
+fn required<T>(a: Option<T>) -> Result<T, DecodeError> {
+    a.ok_or_else(|| DecodeError::new(0, "a required table is absent"))
+}
+
+tables! {
+    Part / PartArgs {
+        partkey, name, mfgr, brand, r#type as type_, size as size_, container, retailprice, comment,
+    }
+    Supplier / SupplierArgs { suppkey, name, address, nationkey, phone, acctbal, comment }
+    LineItem / LineItemArgs {
+        orderkey, part, supplier, linenumber, quantity, extendedprice, discount, tax,
+        returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
+        comment,
+    }
+    Order / OrderArgs {
+        orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, clerk,
+        shippriority, comment, lineitems,
+    }
+    Customer / CustomerArgs {
+        custkey, name, address, nationkey, phone, acctbal, mktsegment, comment, orders,
+    }
+    Tweet / TweetArgs {
+        created_at, id, id_str, text, source, truncated, in_reply_to_status_id,
+        in_reply_to_user_id, in_reply_to_screen_name, user, coordinates, place,
+        quoted_status_id, is_quote_status, quoted_status, retweeted_status, quote_count,
+        reply_count, retweet_count, favorite_count, entities, extended_entities, favorited,
+        retweeted, possibly_sensitive, filter_level, lang, display_text_range,
+    }
+    User / UserArgs {
+        id, id_str, name, screen_name, location, url, description, protected, verified,
+        followers_count, friends_count, listed_count, favourites_count, statuses_count,
+        created_at, utc_offset, time_zone, geo_enabled, lang, contributors_enabled,
+        is_translator, profile_background_color, profile_background_image_url,
+        profile_background_image_url_https, profile_background_tile, profile_image_url,
+        profile_image_url_https, profile_banner_url, profile_link_color,
+        profile_sidebar_border_color, profile_sidebar_fill_color, profile_text_color,
+        profile_use_background_image, default_profile, default_profile_image, following,
+        follow_request_sent, notifications,
+    }
+    Entities / EntitiesArgs { hashtags, symbols, urls, user_mentions, media }
+    Hashtag / HashtagArgs { text, indices }
+    Url / UrlArgs { url, expanded_url, display_url, indices }
+    Mention / MentionArgs { screen_name, name, id, id_str, indices }
+    Media / MediaArgs {
+        id, id_str, indices, media_url, media_url_https, url, display_url, expanded_url,
+        r#type as type_, sizes, source_status_id, source_status_id_str,
+    }
+    Sizes / SizesArgs { thumb, small, medium, large }
+    Size / SizeArgs { w, h, resize }
+    ExtendedEntities / ExtendedEntitiesArgs { media }
+    Place / PlaceArgs {
+        id, url, place_type, name, full_name, country_code, country, bounding_box,
+    }
+    BoundingBox / BoundingBoxArgs { r#type as type_, coordinates }
+    Coordinates / CoordinatesArgs { r#type as type_, coordinates }
+    SparseVector / SparseVectorArgs { dimension, entries }
+    Entry / EntryArgs { position, value }
+    Trade / TradeArgs { source_id, special, order_code, priority, prices, quantities }
+    Org / OrgArgs { name, category, country, r#type as type_, attributes }
+    Attr / AttrArgs { id, quantity, amount, active, percent, size as size_ }
+    Arrays / ArraysArgs { strings, ints }
+}
+
+/// The optional lists of tables (`entities.media`).
+impl Put for Option<Vec<Media>> {
+    type Out = Offsets<fb::Media<'static>>;
+    fn put(&self, fbb: &mut Fbb) -> Self::Out {
+        self.as_ref().and_then(|v| v.put(fbb))
+    }
+}
+
+impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::Media<'a>>>>> for Option<Vec<Media>> {
+    fn visit(
+        a: Option<Vector<'a, ForwardsUOffset<fb::Media<'a>>>>,
+        h: &mut Hasher,
+    ) -> Result<(), DecodeError> {
+        match a {
+            None => h.absent(),
+            Some(v) => {
+                h.present();
+                Vec::<Media>::visit(Some(v), h)?;
+            }
+        }
+        Ok(())
+    }
+    fn take(a: Option<Vector<'a, ForwardsUOffset<fb::Media<'a>>>>) -> Result<Self, DecodeError> {
+        a.map(|v| Vec::<Media>::take(Some(v))).transpose()
+    }
+}
+
+/// The recursive statuses of a tweet.
+impl Put for Option<Box<Tweet>> {
+    type Out = Option<WIPOffset<fb::Tweet<'static>>>;
+    fn put(&self, fbb: &mut Fbb) -> Self::Out {
+        self.as_ref().and_then(|t| t.put(fbb))
+    }
+}
+
+impl<'a> Field<'a, Option<fb::Tweet<'a>>> for Option<Box<Tweet>> {
+    fn visit(a: Option<fb::Tweet<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
+        <Option<Tweet> as Field<'a, _>>::visit(a, h)
+    }
+    fn take(a: Option<fb::Tweet<'a>>) -> Result<Self, DecodeError> {
+        Ok(<Option<Tweet> as Field<'a, _>>::take(a)?.map(Box::new))
+    }
+}
+
+/// `Codec` for each model root: one finished buffer, verified before any read.
+macro_rules! flatbuffers_codec {
+    ($($model:ident),*) => {$(
+        impl Codec<$model> for Flatbuffers {
+            #[inline]
+            fn encode(&mut self, value: &$model, out: &mut Vec<u8>) {
+                self.fbb.reset();
+                let root = value.put(&mut self.fbb).expect("a table always has an offset");
+                self.fbb.finish_minimal(root);
+                out.extend_from_slice(self.fbb.finished_data());
+            }
+
+            #[inline]
+            fn decode(&mut self, bytes: &[u8]) -> Result<$model, DecodeError> {
+                $model::take(root::<fb::$model>(bytes)?)
+            }
+
+            #[inline]
+            fn fold(&mut self, bytes: &[u8], depth: Depth, h: &mut Hasher) -> Result<(), DecodeError> {
+                match depth {
+                    Depth::Materialize => {
+                        use serbench_model::Checksum;
+                        Codec::<$model>::decode(self, bytes)?.fold(h);
+                        Ok(())
+                    }
+                    Depth::Access => $model::visit(root::<fb::$model>(bytes)?, h),
+                    other => Err(DecodeError::depth(<Self as Method>::ID, other)),
+                }
+            }
+        }
+    )*};
+}
+flatbuffers_codec!(
+    Part,
+    LineItem,
+    Customer,
+    Tweet,
+    SparseVector,
+    Trade,
+    Org,
+    Arrays
+);
+
+/// The verified root table of one buffer.
+#[inline]
+fn root<'a, T>(bytes: &'a [u8]) -> Result<T::Inner, DecodeError>
+where
+    T: ::flatbuffers::Follow<'a> + ::flatbuffers::Verifiable + 'a,
+{
+    ::flatbuffers::root::<T>(bytes)
+        .map_err(|e| DecodeError::new(0, format!("invalid flatbuffer: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn org() -> Org {
+        Org {
+            name: "acme".into(),
+            category: String::new(),
+            country: "fr".into(),
+            r#type: OrgType::Baz,
+            attributes: vec![Attr {
+                id: "a".into(),
+                quantity: -3,
+                amount: 7,
+                active: true,
+                percent: 0.5,
+                size: -300,
+            }],
+        }
+    }
+
+    fn encoded(value: &Org) -> Vec<u8> {
+        let mut out = Vec::new();
+        Codec::<Org>::encode(&mut Flatbuffers::default(), value, &mut out);
+        out
+    }
+
+    /// Access and materialize give the same error.
+    fn error(bytes: &[u8]) -> String {
+        let mut codec = Flatbuffers::default();
+        let decode = Codec::<Org>::decode(&mut codec, bytes).unwrap_err();
+        let access =
+            Codec::<Org>::fold(&mut codec, bytes, Depth::Access, &mut Hasher::new()).unwrap_err();
+        assert_eq!(decode, access);
+        decode.to_string()
+    }
+
+    #[test]
+    fn the_buffer_is_the_root_table_without_prefix_or_identifier() {
+        let bytes = encoded(&org());
+        let root_offset = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
+        let table = ::flatbuffers::root::<fb::Org>(&bytes).unwrap();
+        assert!(root_offset < bytes.len());
+        assert_eq!((table.name(), table.category()), (Some("acme"), Some("")));
+    }
+
+    #[test]
+    fn truncation_and_garbage_are_errors() {
+        // the tail may be alignment padding no offset points into; the first half is not
+        let bytes = encoded(&org());
+        for len in 0..bytes.len() / 2 {
+            assert!(error(&bytes[..len]).contains("invalid flatbuffer"), "{len}");
+        }
+        assert!(error(&[0xff; 64]).contains("invalid flatbuffer"));
+    }
+
+    #[test]
+    fn any_damaged_byte_is_read_or_rejected_without_panicking() {
+        let bytes = encoded(&org());
+        for i in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0xff;
+            let mut codec = Flatbuffers::default();
+            let decoded = Codec::<Org>::decode(&mut codec, &bad);
+            let accessed = Codec::<Org>::fold(&mut codec, &bad, Depth::Access, &mut Hasher::new());
+            assert_eq!(decoded.is_ok(), accessed.is_ok(), "byte {i}");
+        }
+    }
+
+    #[test]
+    fn unwritten_required_strings_read_empty_and_a_bad_enum_is_an_error() {
+        let mut fbb = FlatBufferBuilder::new();
+        let root = fb::Org::create(
+            &mut fbb,
+            &fb::OrgArgs {
+                type_: fb::OrgType(1),
+                ..Default::default()
+            },
+        );
+        fbb.finish_minimal(root);
+        let value = Codec::<Org>::decode(&mut Flatbuffers::default(), fbb.finished_data()).unwrap();
+        assert_eq!(
+            (value.name.as_str(), value.r#type, value.attributes.len()),
+            ("", OrgType::Bar, 0)
+        );
+        fbb.reset();
+        let root = fb::Org::create(
+            &mut fbb,
+            &fb::OrgArgs {
+                type_: fb::OrgType(5),
+                ..Default::default()
+            },
+        );
+        fbb.finish_minimal(root);
+        assert_eq!(
+            error(fbb.finished_data()),
+            "byte 0: org type 5 is not a known ordinal"
+        );
+    }
+}
