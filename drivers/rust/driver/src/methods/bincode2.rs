@@ -1,6 +1,7 @@
 //! `bincode2`: bincode 2.0.1 (a renamed dependency next to bincode 1.3.3) with its own
-//! `Encode`/`Decode` derives on the model, which measured faster than its serde path, and the
-//! `standard` configuration (little-endian varints), encoding straight into the page buffer.
+//! `Encode`/`Decode` derives on the model (the API bincode 2 recommends and builds its serde
+//! support beside; not yet timed against that serde path here), and the `standard`
+//! configuration (little-endian varints), encoding straight into the page buffer.
 //! A limit bounds what a corrupted length can make the decoder reserve.
 
 use bincode2::config::{self, Configuration, Limit, LittleEndian, Varint};
