@@ -12,6 +12,7 @@ import serbench.paged.PageReader;
 import serbench.paged.PageWriter;
 import serbench.tasks.Checksum;
 import serbench.tasks.Json;
+import serbench.tasks.Micro;
 import serbench.tasks.Reads;
 import serbench.tasks.Tasks;
 
@@ -100,6 +101,9 @@ public final class Ops {
             cell.writing();
         } else {
             cell = Cell.reading(req);
+            if (task.equals("micro")) {
+                cell.writing();
+            }
         }
         return cell.run(task, new Params(req.get("params")));
     }
@@ -248,6 +252,8 @@ public final class Ops {
                     return Tasks.write(codec, method, model, params);
                 case "read_seq":
                     return Tasks.readSeq(codec, method, model, depth, params);
+                case "micro":
+                    return Micro.run(codec, method, model, depth, params);
                 default:
                     return Tasks.readRand(codec, method, model, depth, params);
             }

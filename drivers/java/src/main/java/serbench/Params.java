@@ -31,6 +31,14 @@ public final class Params {
         return Path.of(v.asText());
     }
 
+    public String text(String key) throws Failure {
+        JsonNode v = get(key);
+        if (!v.isTextual()) {
+            throw wrong(key, "a string", v);
+        }
+        return v.asText();
+    }
+
     public long u64(String key) throws Failure {
         JsonNode v = get(key);
         if (!v.canConvertToExactIntegral() || !v.canConvertToLong() || v.asLong() < 0) {

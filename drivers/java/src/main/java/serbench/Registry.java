@@ -34,7 +34,7 @@ public final class Registry {
         Xml.SPEC,
         Raw.SPEC);
 
-    public static final List<String> TASKS = List.of("write", "read_seq", "read_rand");
+    public static final List<String> TASKS = List.of("write", "read_seq", "read_rand", "micro");
 
     /** Every task id of the protocol; those this driver does not run are unsupported. */
     public static final List<String> PROTOCOL_TASKS = List.of("write", "read_seq", "read_rand",

@@ -26,6 +26,19 @@ public final class Vectors {
         return out;
     }
 
+    /** The set checksum of the first n objects, as the protocol writes it. */
+    public static JsonNode setChecksumOfFirst(String model, int n) throws Exception {
+        long sum = 0;
+        List<Long> all = hashes(model);
+        for (int k = 0; k < n; k++) {
+            sum += all.get(k);
+        }
+        com.fasterxml.jackson.databind.node.ObjectNode c = Json.MAPPER.createObjectNode();
+        c.put("count", (long) n);
+        c.put("sum", Hasher.hex(sum));
+        return c;
+    }
+
     /** The expected set checksum, as {"count", "sum"}. */
     public static JsonNode setChecksum(String model) throws Exception {
         return Json.MAPPER.readTree(DIR.resolve(model + ".expected.json").toFile())

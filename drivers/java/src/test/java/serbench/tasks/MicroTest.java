@@ -1,0 +1,48 @@
+package serbench.tasks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import serbench.Depth;
+import serbench.Params;
+import serbench.Registry;
+import serbench.Vectors;
+import serbench.methods.MethodSpec;
+import serbench.model.ModelType;
+
+/** micro: every pass decodes the vectors' set checksum, in both buffer modes. */
+class MicroTest {
+    @ParameterizedTest
+    @CsvSource({"handcoded,tweet,access,fresh", "handcoded,tweet,materialize,reused",
+        "handcoded_direct,org,access,fresh", "handcoded_direct,org,access,reused",
+        "kryo,trade,materialize,fresh", "json_gzip,part,materialize,reused"})
+    void passesReadTheSetChecksum(String method, String model, String depth, String buffer)
+            throws Exception {
+        ObjectNode p = Json.MAPPER.createObjectNode();
+        p.put("input", Vectors.jsonl(model).toString());
+        p.put("n", 2);
+        p.put("iterations", 2);
+        p.put("buffer", buffer);
+        p.put("cold", false);
+        p.put("warmups", 1);
+        p.put("repetitions", 2);
+        JsonNode r = run(Registry.method(method), ModelType.byId(model), Depth.parse(depth),
+            new Params(p));
+        JsonNode want = Vectors.setChecksumOfFirst(model, 2);
+        assertEquals(want, r.get("checksum"));
+        assertEquals(3, r.get("samples").size());
+        for (JsonNode s : r.get("samples")) {
+            assertTrue(s.get("encode_ns").asLong() > 0 && s.get("decode_ns").asLong() > 0);
+        }
+        assertTrue(r.get("counters").get("encoded_bytes").asLong() > 0);
+    }
+
+    private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
+            Params params) throws Exception {
+        return Micro.run(method.codec(model), method, model, depth, params);
+    }
+}
