@@ -103,6 +103,7 @@ fn split_paged(data: &[u8]) -> Option<(&[u8], &[u8], u8)> {
 }
 
 /// The inverse of `split_paged`: a seed from a written file.
+#[cfg(test)]
 fn join_paged(flags: u8, index: &[u8], pages: &[u8]) -> Vec<u8> {
     let mut out = vec![flags];
     out.extend_from_slice(&(index.len() as u32).to_le_bytes());
