@@ -1,5 +1,5 @@
 #pragma once
-// What the libFuzzer targets of targets/ run (one call each), shared with the seed test.
+// What the libFuzzer targets of targets/ run (one call each).
 // A bad input must come back as a DecodeError or a Failure; anything else is a finding:
 // a sanitizer report, another exception, or a broken promise checked below (abort).
 //
@@ -96,13 +96,6 @@ inline std::optional<PagedInput> split_paged(std::span<const uint8_t> data) {
   std::memcpy(&len, data.data() + 1, 4);
   if (len > data.size() - 5) return std::nullopt;
   return PagedInput{data[0], data.subspan(5, len), data.subspan(5 + len)};
-}
-
-inline std::string join_paged(uint8_t flags, const std::string& index, const std::string& pages) {
-  const uint32_t len = uint32_t(index.size());
-  std::string out(1, char(flags));
-  out.append(reinterpret_cast<const char*>(&len), 4);
-  return out + index + pages;
 }
 
 // Rewrites the header's entries hash over the entries the index holds (a whole number of
