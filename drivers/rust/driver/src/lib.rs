@@ -8,6 +8,8 @@
 //! (`ops.rs`) that `serve.rs` answers.
 
 pub mod evict;
+#[cfg(any(test, feature = "fuzz"))]
+pub mod fuzz;
 pub mod info;
 pub mod memory;
 pub mod methods;

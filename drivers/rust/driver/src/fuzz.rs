@@ -1,0 +1,326 @@
+//! What the fuzz targets of `drivers/rust/fuzz/` run, and their seed corpora. Compiled only
+//! for the fuzz crate (feature `fuzz`) and the tests, never into the measured driver.
+//!
+//! Every target is one call here; a bad input must come back as an error. A panic (or a
+//! sanitizer report) is a finding, including the panics of the checks below, which state
+//! what the readers promise on the inputs they accept.
+//!
+//! Input formats (the first byte picks the model, so one corpus covers all eight):
+//! - [`decoder`]: `[model byte][one object's bytes]`.
+//! - [`paged`]: `[flags][index length, u32 LE][index file][data file]`; flags: bits 0-2 the
+//!   model, bit 3 read through `raw` instead of `handcoded`, bit 4 recompute the entries
+//!   hash first (so mutated entries reach the entry checks and the page reads behind them).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use serbench_model::{Hasher, ModelId, ModelType};
+
+use crate::methods::Codec;
+use crate::paged::index::{EntriesHash, Entry, ENTRY_BYTES, HEADER_BYTES};
+use crate::paged::{data_path, index_path, PageBuffer};
+use crate::registry::{with_codec, CodecJob};
+use crate::protocol::{Depth, Failure};
+use crate::tasks::{read_objects, Read, ReadOutcome, Selection};
+use crate::timing::IoTimer;
+
+/// The model a fuzz input's first byte picks.
+pub fn model_of(byte: u8) -> ModelId {
+    ModelId::ALL[byte as usize % ModelId::ALL.len()]
+}
+
+/// Decodes one object with `method` at every depth it reads. When the bytes decode, every
+/// depth must give the same checksum, and the decoded value must encode to bytes that decode
+/// to the same value again (`canonical`: to the very same bytes, for a method with one
+/// encoding per value).
+/// Returns whether the bytes decoded.
+pub fn decoder(method: &str, canonical: bool, data: &[u8]) -> bool {
+    let Some((&model, bytes)) = data.split_first() else {
+        return false;
+    };
+    let job = Decode { bytes, canonical };
+    with_codec(method, model_of(model), job).expect("a method of the registry")
+}
+
+struct Decode<'a> {
+    bytes: &'a [u8],
+    canonical: bool,
+}
+
+impl CodecJob for Decode<'_> {
+    type Output = bool;
+
+    fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> bool {
+        let decoded = codec.decode(self.bytes);
+        for &depth in C::DEPTHS {
+            let mut h = Hasher::new();
+            let folded = codec.fold(self.bytes, depth, &mut h);
+            match (&decoded, folded) {
+                (Ok(value), Ok(())) => {
+                    assert_eq!(h.finish(), serbench_model::object_hash(value), "{depth:?}")
+                }
+                (Err(_), Err(_)) => {}
+                (d, f) => panic!("decode says {:?}, {depth:?} says {f:?}", d.as_ref().err()),
+            }
+        }
+        let Ok(value) = decoded else { return false };
+        let mut again = Vec::new();
+        codec.encode(&value, &mut again);
+        if self.canonical {
+            assert_eq!(again, self.bytes, "the encoding of the decoded value differs");
+        }
+        let back = codec.decode(&again).expect("the encoding of a decoded value decodes");
+        assert!(back.total_eq(&value), "re-encoding changed the value");
+        true
+    }
+}
+
+const RAW_BIT: u8 = 1 << 3;
+const FIX_HASH_BIT: u8 = 1 << 4;
+
+/// Reads a paged file (index and data from the input) with the driver's real reader and
+/// every object with `handcoded` (or `raw`), as `read_seq` does. Errors are the expected
+/// outcome of most inputs; only a panic is a finding.
+pub fn paged(data: &[u8]) -> Option<Result<ReadOutcome, Failure>> {
+    let (index, pages, flags) = split_paged(data)?;
+    let mut index = index.to_vec();
+    if flags & FIX_HASH_BIT != 0 {
+        fix_entries_hash(&mut index);
+    }
+    let base = scratch_base();
+    std::fs::write(index_path(&base), &index).expect("write the fuzz index");
+    std::fs::write(data_path(&base), pages).expect("write the fuzz data");
+    let method = if flags & RAW_BIT != 0 { "raw" } else { "handcoded" };
+    with_codec(method, model_of(flags), ReadAll { base })
+}
+
+fn split_paged(data: &[u8]) -> Option<(&[u8], &[u8], u8)> {
+    let (&flags, rest) = data.split_first()?;
+    let (len, rest) = rest.split_first_chunk::<4>()?;
+    let len = u32::from_le_bytes(*len) as usize;
+    (len <= rest.len()).then(|| (&rest[..len], &rest[len..], flags))
+}
+
+/// The inverse of `split_paged`: a seed from a written file.
+#[cfg(test)]
+fn join_paged(flags: u8, index: &[u8], pages: &[u8]) -> Vec<u8> {
+    let mut out = vec![flags];
+    out.extend_from_slice(&(index.len() as u32).to_le_bytes());
+    out.extend_from_slice(index);
+    out.extend_from_slice(pages);
+    out
+}
+
+/// Rewrites the header's entries hash over the entries the index holds (a whole number of
+/// them, whatever the header's count says).
+fn fix_entries_hash(index: &mut [u8]) {
+    if index.len() < HEADER_BYTES {
+        return;
+    }
+    let mut hash = EntriesHash::default();
+    for e in index[HEADER_BYTES..].chunks_exact(ENTRY_BYTES) {
+        hash.add(Entry {
+            page: u64::from_le_bytes(e[0..8].try_into().unwrap()),
+            offset: u32::from_le_bytes(e[8..12].try_into().unwrap()),
+            length: u32::from_le_bytes(e[12..16].try_into().unwrap()),
+        });
+    }
+    index[40..48].copy_from_slice(&hash.finish().to_le_bytes());
+}
+
+/// One file base per process (libFuzzer's forks and jobs are processes) and thread (the
+/// tests), reused by every input.
+fn scratch_base() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    thread_local! {
+        static BASE: PathBuf = {
+            let dir = DIR.get_or_init(|| {
+                let dir =
+                    std::env::temp_dir().join(format!("serbench-fuzz-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).expect("create the fuzz scratch folder");
+                dir
+            });
+            dir.join(format!("input-{}", NEXT.fetch_add(1, Ordering::Relaxed)))
+        };
+    }
+    BASE.with(PathBuf::clone)
+}
+
+struct ReadAll {
+    base: PathBuf,
+}
+
+impl CodecJob for ReadAll {
+    type Output = Result<ReadOutcome, Failure>;
+
+    fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Self::Output {
+        let depth = C::DEPTHS.last().copied().unwrap_or(Depth::None);
+        let read = Read {
+            base: &self.base,
+            selection: Selection::All,
+            depth,
+            page_size: None,
+        };
+        read_objects(&mut codec, read, &mut PageBuffer::default(), &IoTimer::default())
+    }
+}
+
+/// The seed corpora, generated from the golden vectors: `(target, file name, bytes)`.
+#[cfg(test)]
+fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for (m, model) in ModelId::ALL.into_iter().enumerate() {
+        let Seeds { objects, file } =
+            with_codec("handcoded", model, MakeSeeds).expect("handcoded is registered");
+        for (n, object) in objects.into_iter().enumerate() {
+            let mut input = vec![m as u8];
+            input.extend_from_slice(&object);
+            out.push(("handcoded", format!("{model}-{n}"), input));
+        }
+        let (index, pages) = file;
+        out.push(("paged", format!("{model}"), join_paged(m as u8, &index, &pages)));
+        let raw = join_paged(m as u8 | RAW_BIT, &index, &pages);
+        out.push(("paged", format!("{model}-raw"), raw));
+    }
+    out
+}
+
+#[cfg(test)]
+struct Seeds {
+    objects: Vec<Vec<u8>>,
+    /// The golden vectors written in pages of 64 bytes: the index, then the data.
+    file: (Vec<u8>, Vec<u8>),
+}
+
+#[cfg(test)]
+struct MakeSeeds;
+
+#[cfg(test)]
+impl CodecJob for MakeSeeds {
+    type Output = Seeds;
+
+    fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Seeds {
+        use crate::test_support::{vectors, Scratch};
+        let path = vectors().join(format!("{}.jsonl", M::ID));
+        let objects: Vec<M> = crate::tasks::load_objects(&path).unwrap();
+        let encoded = objects
+            .iter()
+            .map(|o| {
+                let mut bytes = Vec::new();
+                codec.encode(o, &mut bytes);
+                bytes
+            })
+            .collect();
+        let scratch = Scratch::new();
+        let base = scratch.join("seed");
+        crate::tasks::write::write_file(&mut codec, &objects, &base, 64, &IoTimer::default())
+            .unwrap();
+        let file = (
+            std::fs::read(index_path(&base)).unwrap(),
+            std::fs::read(data_path(&base)).unwrap(),
+        );
+        Seeds {
+            objects: encoded,
+            file,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serbench_model::SetChecksum;
+
+    use super::*;
+
+    fn seed_dir(target: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds").join(target)
+    }
+
+    /// The set checksum `vectors/<model>.expected.json` gives.
+    fn expected_set(model: ModelId) -> SetChecksum {
+        let path = crate::test_support::vectors().join(format!("{model}.expected.json"));
+        let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        let set = &doc["set_checksum"];
+        SetChecksum {
+            count: set["count"].as_u64().unwrap(),
+            sum: u64::from_str_radix(set["sum"].as_str().unwrap(), 16).unwrap(),
+        }
+    }
+
+    /// The committed seeds are what the golden vectors encode to today;
+    /// `SERBENCH_BLESS_SEEDS=1 cargo test fuzz::` rewrites them.
+    #[test]
+    fn committed_seeds_are_current() {
+        let bless = std::env::var_os("SERBENCH_BLESS_SEEDS").is_some();
+        let seeds = seeds();
+        for target in ["handcoded", "paged"] {
+            let dir = seed_dir(target);
+            if bless {
+                let _ = std::fs::remove_dir_all(&dir);
+                std::fs::create_dir_all(&dir).unwrap();
+            }
+            let mut names: Vec<String> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            if bless {
+                for (_, name, bytes) in seeds.iter().filter(|s| s.0 == target) {
+                    std::fs::write(dir.join(name), bytes).unwrap();
+                }
+                continue;
+            }
+            let mut want: Vec<&String> =
+                seeds.iter().filter(|s| s.0 == target).map(|s| &s.1).collect();
+            want.sort();
+            assert_eq!(names.iter().collect::<Vec<_>>(), want, "{target} seeds (bless them)");
+            for (_, name, bytes) in seeds.iter().filter(|s| s.0 == target) {
+                assert_eq!(&std::fs::read(dir.join(name)).unwrap(), bytes, "{target}/{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_seed_reads_back_whole() {
+        for (target, name, bytes) in seeds() {
+            match target {
+                "handcoded" => assert!(decoder("handcoded", true, &bytes), "{name}"),
+                _ => {
+                    let (index, pages, flags) = split_paged(&bytes).unwrap();
+                    let mut fixed = index.to_vec();
+                    fix_entries_hash(&mut fixed);
+                    assert_eq!(fixed, index, "{name}: the written hash is the entries' hash");
+                    assert_eq!(join_paged(flags, index, pages), bytes);
+                    let read = paged(&bytes).unwrap().unwrap();
+                    let expected = expected_set(model_of(flags));
+                    assert_eq!(read.checksum.count, expected.count, "{name}");
+                    if flags & RAW_BIT == 0 {
+                        assert_eq!(read.checksum, expected, "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_not_panics() {
+        for (_, _, bytes) in seeds() {
+            for cut in [0, 1, 5, bytes.len() / 2, bytes.len() - 1] {
+                decoder("handcoded", true, &bytes[..cut]);
+                paged(&bytes[..cut]);
+            }
+            let mut flipped = bytes.clone();
+            for i in (0..flipped.len()).step_by(7) {
+                flipped[i] ^= 0x5a;
+            }
+            decoder("handcoded", true, &flipped);
+            paged(&flipped);
+            flipped[0] |= FIX_HASH_BIT;
+            paged(&flipped);
+        }
+    }
+}
