@@ -20,8 +20,8 @@ use serbench_model::{Hasher, ModelId, ModelType};
 use crate::methods::Codec;
 use crate::paged::index::{EntriesHash, Entry, ENTRY_BYTES, HEADER_BYTES};
 use crate::paged::{data_path, index_path, PageBuffer};
-use crate::registry::{with_codec, CodecJob};
 use crate::protocol::{Depth, Failure};
+use crate::registry::{with_codec, CodecJob};
 use crate::tasks::{read_objects, Read, ReadOutcome, Selection};
 use crate::timing::IoTimer;
 
@@ -40,7 +40,7 @@ pub fn decoder(method: &str, canonical: bool, data: &[u8]) -> bool {
         return false;
     };
     let job = Decode { bytes, canonical };
-    with_codec(method, model_of(model), job).expect("a method of the registry")
+    with_codec(method, "", model_of(model), job).expect("a method of the registry")
 }
 
 struct Decode<'a> {
@@ -68,9 +68,14 @@ impl CodecJob for Decode<'_> {
         let mut again = Vec::new();
         codec.encode(&value, &mut again);
         if self.canonical {
-            assert_eq!(again, self.bytes, "the encoding of the decoded value differs");
+            assert_eq!(
+                again, self.bytes,
+                "the encoding of the decoded value differs"
+            );
         }
-        let back = codec.decode(&again).expect("the encoding of a decoded value decodes");
+        let back = codec
+            .decode(&again)
+            .expect("the encoding of a decoded value decodes");
         assert!(back.total_eq(&value), "re-encoding changed the value");
         true
     }
@@ -91,8 +96,12 @@ pub fn paged(data: &[u8]) -> Option<Result<ReadOutcome, Failure>> {
     let base = scratch_base();
     std::fs::write(index_path(&base), &index).expect("write the fuzz index");
     std::fs::write(data_path(&base), pages).expect("write the fuzz data");
-    let method = if flags & RAW_BIT != 0 { "raw" } else { "handcoded" };
-    with_codec(method, model_of(flags), ReadAll { base })
+    let method = if flags & RAW_BIT != 0 {
+        "raw"
+    } else {
+        "handcoded"
+    };
+    with_codec(method, "", model_of(flags), ReadAll { base })
 }
 
 fn split_paged(data: &[u8]) -> Option<(&[u8], &[u8], u8)> {
@@ -163,7 +172,12 @@ impl CodecJob for ReadAll {
             depth,
             page_size: None,
         };
-        read_objects(&mut codec, read, &mut PageBuffer::default(), &IoTimer::default())
+        read_objects(
+            &mut codec,
+            read,
+            &mut PageBuffer::default(),
+            &IoTimer::default(),
+        )
     }
 }
 
@@ -173,14 +187,18 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     let mut out = Vec::new();
     for (m, model) in ModelId::ALL.into_iter().enumerate() {
         let Seeds { objects, file } =
-            with_codec("handcoded", model, MakeSeeds).expect("handcoded is registered");
+            with_codec("handcoded", "", model, MakeSeeds).expect("handcoded is registered");
         for (n, object) in objects.into_iter().enumerate() {
             let mut input = vec![m as u8];
             input.extend_from_slice(&object);
             out.push(("handcoded", format!("{model}-{n}"), input));
         }
         let (index, pages) = file;
-        out.push(("paged", format!("{model}"), join_paged(m as u8, &index, &pages)));
+        out.push((
+            "paged",
+            format!("{model}"),
+            join_paged(m as u8, &index, &pages),
+        ));
         let raw = join_paged(m as u8 | RAW_BIT, &index, &pages);
         out.push(("paged", format!("{model}-raw"), raw));
     }
@@ -237,7 +255,9 @@ mod tests {
     use super::*;
 
     fn seed_dir(target: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds").join(target)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../fuzz/seeds")
+            .join(target)
     }
 
     /// The set checksum `vectors/<model>.expected.json` gives.
@@ -274,12 +294,23 @@ mod tests {
                 }
                 continue;
             }
-            let mut want: Vec<&String> =
-                seeds.iter().filter(|s| s.0 == target).map(|s| &s.1).collect();
+            let mut want: Vec<&String> = seeds
+                .iter()
+                .filter(|s| s.0 == target)
+                .map(|s| &s.1)
+                .collect();
             want.sort();
-            assert_eq!(names.iter().collect::<Vec<_>>(), want, "{target} seeds (bless them)");
+            assert_eq!(
+                names.iter().collect::<Vec<_>>(),
+                want,
+                "{target} seeds (bless them)"
+            );
             for (_, name, bytes) in seeds.iter().filter(|s| s.0 == target) {
-                assert_eq!(&std::fs::read(dir.join(name)).unwrap(), bytes, "{target}/{name}");
+                assert_eq!(
+                    &std::fs::read(dir.join(name)).unwrap(),
+                    bytes,
+                    "{target}/{name}"
+                );
             }
         }
     }
@@ -293,7 +324,10 @@ mod tests {
                     let (index, pages, flags) = split_paged(&bytes).unwrap();
                     let mut fixed = index.to_vec();
                     fix_entries_hash(&mut fixed);
-                    assert_eq!(fixed, index, "{name}: the written hash is the entries' hash");
+                    assert_eq!(
+                        fixed, index,
+                        "{name}: the written hash is the entries' hash"
+                    );
                     assert_eq!(join_paged(flags, index, pages), bytes);
                     let read = paged(&bytes).unwrap().unwrap();
                     let expected = expected_set(model_of(flags));
