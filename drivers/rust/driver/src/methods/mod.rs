@@ -322,6 +322,9 @@ mod bad_input_tests {
     /// garbage, may hold another valid archive. They must not panic (the read runs); the
     /// logical checksum is what catches such damage.
     const SAFETY_CHECK_ONLY: &[&str] = &["rkyv"];
+    /// Formats without an end marker: protobuf cut at a field boundary is a valid shorter
+    /// message (absent fields read as defaults), so only the checksum can catch the cut.
+    const CUT_MAY_READ: &[&str] = &["rkyv", "protobuf"];
 
     #[test]
     fn truncated_objects_and_trailing_bytes_are_errors() {
@@ -330,7 +333,7 @@ mod bad_input_tests {
                 let mut bad = prefixes(&object);
                 bad.push([&object[..], &[0]].concat());
                 let read = read(method, model, &bad);
-                if !SAFETY_CHECK_ONLY.contains(&method) {
+                if !CUT_MAY_READ.contains(&method) {
                     assert_eq!(read, [0usize; 0], "{method} {model}");
                 }
             }
