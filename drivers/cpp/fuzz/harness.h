@@ -20,8 +20,11 @@
 #include <span>
 #include <string>
 
+#include "methods/handcoded.h"
+#include "methods/inplace.h"
+#include "methods/raw.h"
+#include "model/model_id.h"
 #include "model/order.h"
-#include "registry.h"
 #include "tasks/task.h"
 
 namespace serbench::fuzz {
