@@ -12,7 +12,9 @@ import serbench.paged.PageReader;
 import serbench.paged.PageWriter;
 import serbench.tasks.Checksum;
 import serbench.tasks.Json;
+import serbench.tasks.Memory;
 import serbench.tasks.Micro;
+import serbench.tasks.ReadPar;
 import serbench.tasks.Reads;
 import serbench.tasks.Tasks;
 
@@ -254,6 +256,10 @@ public final class Ops {
                     return Tasks.readSeq(codec, method, model, depth, params);
                 case "micro":
                     return Micro.run(codec, method, model, depth, params);
+                case "read_par":
+                    return ReadPar.run(method, model, depth, params);
+                case "memory":
+                    return Memory.run(codec, method, model, depth, params);
                 default:
                     return Tasks.readRand(codec, method, model, depth, params);
             }

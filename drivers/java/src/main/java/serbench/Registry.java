@@ -34,7 +34,8 @@ public final class Registry {
         Xml.SPEC,
         Raw.SPEC);
 
-    public static final List<String> TASKS = List.of("write", "read_seq", "read_rand", "micro");
+    public static final List<String> TASKS = List.of("write", "read_seq", "read_rand",
+        "read_par", "memory", "micro");
 
     /** Every task id of the protocol; those this driver does not run are unsupported. */
     public static final List<String> PROTOCOL_TASKS = List.of("write", "read_seq", "read_rand",

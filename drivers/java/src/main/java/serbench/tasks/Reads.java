@@ -75,10 +75,27 @@ public final class Reads {
         } catch (Failure f) {
             throw f;
         } catch (Exception | StackOverflowError | OutOfMemoryError e) {
-            throw Failure.corrupt(reader.dataPath() + ": page " + reader.index.page(id)
-                + ", object " + id + " at offset " + off + ": " + describe(e));
+            throw located(reader, id, e);
         }
         return h.finish();
+    }
+
+    /** Object `id` of the reader's file as a native object (sort_dedup, memory). */
+    static <T> T decode(Codec<T> codec, PageReader reader, long id) throws Failure {
+        ByteBuffer page = reader.object(id);
+        try {
+            return codec.decode(page, reader.index.offset(id), reader.index.length(id));
+        } catch (Failure f) {
+            throw f;
+        } catch (Exception | StackOverflowError | OutOfMemoryError e) {
+            throw located(reader, id, e);
+        }
+    }
+
+    /** A decoding failure as corrupt_input naming the file, page, object and offset. */
+    private static Failure located(PageReader reader, long id, Throwable e) {
+        return Failure.corrupt(reader.dataPath() + ": page " + reader.index.page(id)
+            + ", object " + id + " at offset " + reader.index.offset(id) + ": " + describe(e));
     }
 
     /** A library's exception as one line: its message, or its class when it has none. */
