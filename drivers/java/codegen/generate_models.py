@@ -430,6 +430,167 @@ def models_source() -> str:
     return "\n".join(L)
 
 
+# --- total order and heap footprint (sort_dedup): one class each, over every struct
+
+COMPARE = {"i8": "Byte.compare", "i16": "Short.compare", "i32": "Integer.compare",
+           "i64": "Long.compare", "f64": "f64", "bool": "Boolean.compare", "str": "str"}
+WIDTH = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "f64": 8, "bool": 1}
+BOX_BYTES = {"i8": 16, "i16": 16, "i32": 16, "i64": 24, "f64": 24, "str": 0}
+HEADER_BYTES, REF_BYTES, ARRAY_HEADER_BYTES = 12, 4, 16  # compressed oops and class pointers
+
+
+def compare_stmts(g: Gen, a: str, b: str, t, fname: str, ind: str) -> list[str]:
+    """Statements that return the comparison of a and b when they differ."""
+    t = resolve(t)
+    if isinstance(t, Prim):
+        return [f"{ind}if ((c = {COMPARE[t.kind]}({a}, {b})) != 0) {{", f"{ind}    return c;",
+                f"{ind}}}"]
+    if isinstance(t, Enum):
+        return [f"{ind}if ((c = Integer.compare({a}.ordinal(), {b}.ordinal())) != 0) {{",
+                f"{ind}    return c;", f"{ind}}}"]
+    if isinstance(t, Struct):
+        return [f"{ind}if ((c = cmp{t.name}({a}, {b})) != 0) {{", f"{ind}    return c;",
+                f"{ind}}}"]
+    jt = g.jtype(t, fname)
+    if isinstance(t, Opt):
+        x, y = g.fresh("p"), g.fresh("q")
+        return [f"{ind}{jt} {x} = {a};", f"{ind}{jt} {y} = {b};",
+                f"{ind}if ({x} == null || {y} == null) {{",
+                f"{ind}    if ({x} != {y}) {{", f"{ind}        return {x} == null ? -1 : 1;",
+                f"{ind}    }}", f"{ind}}} else {{",
+                *compare_stmts(g, x, y, t.inner, fname, ind + "    "), f"{ind}}}"]
+    x, y, i = g.fresh("l"), g.fresh("m"), g.fresh("i")
+    return [f"{ind}{jt} {x} = {a};", f"{ind}{jt} {y} = {b};",
+            f"{ind}for (int {i} = 0; {i} < Math.min({x}.length, {y}.length); {i}++) {{",
+            *compare_stmts(g, f"{x}[{i}]", f"{y}[{i}]", t.inner, fname, ind + "    "),
+            f"{ind}}}",
+            f"{ind}if ((c = Integer.compare({x}.length, {y}.length)) != 0) {{",
+            f"{ind}    return c;", f"{ind}}}"]
+
+
+def order_source() -> str:
+    L = [HEADER, f"package {PACKAGE};", "", "import java.util.Comparator;", "",
+         "/**", " * The models' total order (models.md): key fields first, then every field in",
+         " * canonical order; strings by UTF-8 bytes, lists lexicographically, absent before",
+         " * present, f64 by IEEE total order, false before true, enums by ordinal.", " */",
+         "public final class TotalOrder {", "    private TotalOrder() {}", "",
+         "    /** The comparator of a model's root objects. */",
+         "    public static Comparator<?> of(String model) {", "        switch (model) {"]
+    for model, (root, key) in MODEL_ROOTS.items():
+        L.append(f'            case "{model}": return (Comparator<{root}>) TotalOrder::'
+                 f'{"root" if key else "cmp"}{root};')
+    L += ["            default: throw new IllegalArgumentException(model);", "        }",
+          "    }", "",
+          "    /** IEEE 754 totalOrder: -0.0 before 0.0, by the bits with negatives flipped. */",
+          "    static int f64(double a, double b) {",
+          "        long x = Double.doubleToRawLongBits(a);",
+          "        long y = Double.doubleToRawLongBits(b);",
+          "        return Long.compare(x ^ ((x >> 63) & Long.MAX_VALUE), "
+          "y ^ ((y >> 63) & Long.MAX_VALUE));", "    }", "",
+          "    /** UTF-8 byte order, which is code point order (not String's UTF-16 order). */",
+          "    static int str(String a, String b) {",
+          "        int n = Math.min(a.length(), b.length());",
+          "        for (int i = 0; i < n; i++) {",
+          "            char x = a.charAt(i);", "            char y = b.charAt(i);",
+          "            if (x != y) {",
+          "                return Integer.compare(codeOrder(x), codeOrder(y));", "            }",
+          "        }", "        return Integer.compare(a.length(), b.length());", "    }", "",
+          "    /** Moves surrogates (code points past U+FFFF) after U+E000..U+FFFF. */",
+          "    private static int codeOrder(char c) {",
+          "        return c < 0xD800 ? c : c < 0xE000 ? c + 0x2000 : c - 0x800;", "    }"]
+    for model, (root, key) in MODEL_ROOTS.items():
+        if not key:
+            continue
+        g = Gen(STRUCTS[root])
+        fields = dict(STRUCTS[root].fields)
+        L += ["", f"    static int root{root}({root} a, {root} b) {{", "        int c;"]
+        for f in key:
+            L += compare_stmts(g, f"a.{field_name(f)}", f"b.{field_name(f)}", fields[f], f,
+                               "        ")
+        L += [f"        return cmp{root}(a, b);", "    }"]
+    for name, st in STRUCTS.items():
+        g = Gen(st)
+        L += ["", f"    static int cmp{name}({name} a, {name} b) {{", "        int c;"]
+        for f, t in st.fields:
+            L += compare_stmts(g, f"a.{field_name(f)}", f"b.{field_name(f)}", t, f, "        ")
+        L += ["        return 0;", "    }"]
+    L += ["}", ""]
+    return "\n".join(L)
+
+
+def align8(n: int) -> int:
+    return (n + 7) // 8 * 8
+
+
+def footprint_stmts(g: Gen, e: str, t, fname: str, ind: str) -> list[str]:
+    """Statements adding to `n` the heap bytes `e` (a non-null reference) owns."""
+    t = resolve(t)
+    if isinstance(t, Prim):
+        return [f"{ind}n += str({e});"] if t.kind == "str" else []
+    if isinstance(t, Enum):
+        return []  # the constants are shared
+    if isinstance(t, Struct):
+        return [f"{ind}n += bytes{t.name}({e});"]
+    jt = g.jtype(t, fname)
+    if isinstance(t, Opt):
+        inner = resolve(t.inner)
+        x = g.fresh("o")
+        if isinstance(inner, Prim) and inner.kind != "str":
+            box = 0 if inner.kind == "bool" else BOX_BYTES[inner.kind]  # Boolean is shared
+            return [] if box == 0 else [f"{ind}if ({e} != null) {{", f"{ind}    n += {box};",
+                                        f"{ind}}}"]
+        return [f"{ind}{jt} {x} = {e};", f"{ind}if ({x} != null) {{",
+                *footprint_stmts(g, x, inner, fname, ind + "    "), f"{ind}}}"]
+    inner = resolve(t.inner)
+    elem = WIDTH.get(inner.kind, REF_BYTES) if isinstance(inner, Prim) else REF_BYTES
+    x, y = g.fresh("l"), g.fresh("x")
+    body = footprint_stmts(g, y, inner, fname, ind + "    ")
+    L = [f"{ind}{jt} {x} = {e};", f"{ind}n += array({x}.length, {elem});"]
+    if body:
+        L += [f"{ind}for ({g.jtype(inner, fname)} {y} : {x}) {{", *body, f"{ind}}}"]
+    return L
+
+
+def shallow_bytes(st: Struct) -> int:
+    total = HEADER_BYTES
+    for _, t in st.fields:
+        t = resolve(t)
+        total += WIDTH[t.kind] if isinstance(t, Prim) and t.kind != "str" else REF_BYTES
+    return align8(total)
+
+
+def footprint_source() -> str:
+    L = [HEADER, f"package {PACKAGE};", "", "import java.util.function.ToLongFunction;", "",
+         "/**", " * Estimated heap bytes of a decoded object (sort_dedup's accounting, README):",
+         " * HotSpot with compressed oops and class pointers (heaps under 32 GiB): 12-byte",
+         " * object headers, 4-byte references, 16-byte array headers, 8-byte alignment;",
+         " * each String 24 bytes plus its byte[] (Latin-1: a byte per char, else two).", " */",
+         "public final class Footprint {", "    private Footprint() {}", "",
+         "    /** The estimate of a model's root objects. */",
+         "    public static ToLongFunction<?> of(String model) {", "        switch (model) {"]
+    for model, (root, _) in MODEL_ROOTS.items():
+        L.append(f'            case "{model}": return (ToLongFunction<{root}>) Footprint::'
+                 f'bytes{root};')
+    L += ["            default: throw new IllegalArgumentException(model);", "        }",
+          "    }", "",
+          "    static long array(int length, int elementBytes) {",
+          f"        return ({ARRAY_HEADER_BYTES}L + (long) length * elementBytes + 7) & ~7L;",
+          "    }", "",
+          "    static long str(String s) {", "        int n = s.length();",
+          "        for (int i = 0; i < n; i++) {", "            if (s.charAt(i) > 0xFF) {",
+          "                return 24 + array(n, 2);", "            }", "        }",
+          "        return 24 + array(n, 1);", "    }"]
+    for name, st in STRUCTS.items():
+        g = Gen(st)
+        L += ["", f"    static long bytes{name}({name} v) {{",
+              f"        long n = {shallow_bytes(st)};"]
+        for f, t in st.fields:
+            L += footprint_stmts(g, f"v.{field_name(f)}", t, f, "        ")
+        L += ["        return n;", "    }"]
+    L += ["}", ""]
+    return "\n".join(L)
+
+
 def sources() -> dict[str, str]:
     out = {}
     for name, s in STRUCTS.items():
@@ -438,6 +599,8 @@ def sources() -> dict[str, str]:
             if isinstance(t, Enum):
                 out[f"{name}{camel(f)}.java"] = enum_source(name + camel(f), t.symbols)
     out["Models.java"] = models_source()
+    out["TotalOrder.java"] = order_source()
+    out["Footprint.java"] = footprint_source()
     return out
 
 

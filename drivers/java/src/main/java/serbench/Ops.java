@@ -15,6 +15,7 @@ import serbench.tasks.Json;
 import serbench.tasks.Memory;
 import serbench.tasks.Micro;
 import serbench.tasks.ReadPar;
+import serbench.tasks.SortDedup;
 import serbench.tasks.Reads;
 import serbench.tasks.Tasks;
 
@@ -260,6 +261,8 @@ public final class Ops {
                     return ReadPar.run(method, model, depth, params);
                 case "memory":
                     return Memory.run(codec, method, model, depth, params);
+                case "sort_dedup":
+                    return SortDedup.run(codec, method, model, depth, params);
                 default:
                     return Tasks.readRand(codec, method, model, depth, params);
             }

@@ -35,7 +35,7 @@ public final class Registry {
         Raw.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand",
-        "read_par", "memory", "micro");
+        "read_par", "sort_dedup", "memory", "micro");
 
     /** Every task id of the protocol; those this driver does not run are unsupported. */
     public static final List<String> PROTOCOL_TASKS = List.of("write", "read_seq", "read_rand",

@@ -1,0 +1,292 @@
+package serbench.tasks;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.function.ToLongFunction;
+import serbench.Depth;
+import serbench.Failure;
+import serbench.Hasher;
+import serbench.IoTimer;
+import serbench.Params;
+import serbench.methods.Codec;
+import serbench.methods.MethodSpec;
+import serbench.model.Footprint;
+import serbench.model.ModelType;
+import serbench.model.TotalOrder;
+import serbench.paged.Index;
+import serbench.paged.PageReader;
+import serbench.paged.PageWriter;
+import serbench.paged.PagedFile;
+
+/**
+ * sort_dedup (PROTOCOL.md 5.2): external merge sort with duplicate removal, in paged files of
+ * the cell's own method. Phase 1 decodes the input into a chunk until the next object would
+ * take the objects held past the budget (each counted at its generated Footprint estimate
+ * plus its reference in the chunk, README: sort_dedup), sorts the chunk by the model's
+ * TotalOrder, drops equal neighbours and writes it as `run-<k>`. Phase 2 merges at most
+ * F = max(2, budget / page_size - 1) runs at a time through a priority queue of each run's
+ * decoded head (ties: the lower run), every run read a page at a time through its own page
+ * buffer, dropping an object equal to the last one written; passes repeat until at most F
+ * runs remain and the last merge writes `sorted`. Merged runs are deleted.
+ */
+public final class SortDedup {
+    private SortDedup() {}
+
+    /** A chunk slot: the object's reference in the chunk's array (compressed oops). */
+    private static final long SLOT_BYTES = 4;
+
+    /** One sort's files, limits, and the model's order and footprint. */
+    private record Sort<T>(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Comparator<T> order, ToLongFunction<T> footprint, Path input, Path output,
+            long budget, int pageSize, IoTimer timer) {
+        int fanIn() {
+            return (int) Math.min(1 << 16, Math.max(2, budget / pageSize - 1));
+        }
+
+        Path run(long k) {
+            return output.resolve("run-" + k);
+        }
+    }
+
+    /**
+     * What one repetition produced; repetitions must write the same output (the runs too,
+     * as the accounting is deterministic).
+     */
+    private record Outcome(long inputObjects, long outputObjects, long sequence, long runs,
+            long mergePasses, long runBytes, long outputBytes, long peakHeld) {}
+
+    /** What phase 1 produced. */
+    private record Runs(ArrayDeque<Path> paths, long inputObjects, long bytes, long peakHeld) {}
+
+    /** What one merge wrote. */
+    private record Merged(long objects, long sequence, long bytes) {}
+
+    public static <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Depth depth, Params params) throws Exception {
+        if (depth != Depth.MATERIALIZE || !method.writes()) {
+            throw Failure.unsupported("sort_dedup decodes, sorts and writes: depth materialize "
+                + "of a writing method");
+        }
+        Repetitions reps = new Repetitions(params);
+        Path output = params.path("output");
+        long budget = params.u64("budget_bytes");
+        if (budget == 0) {
+            throw Failure.badRequest("params.budget_bytes must be at least 1");
+        }
+        Integer p = params.pageSize();
+        if (!Files.isDirectory(output)) {
+            throw new Failure("not_found", output + ": the output directory does not exist");
+        }
+        @SuppressWarnings("unchecked")
+        Comparator<T> order = (Comparator<T>) TotalOrder.of(model.id);
+        @SuppressWarnings("unchecked")
+        ToLongFunction<T> footprint = (ToLongFunction<T>) Footprint.of(model.id);
+        Path input = params.path("input");
+        int pageSize = p == null ? Tasks.DEFAULT_PAGE_SIZE : p;
+        long rssStart = Rss.start();
+        List<MemoryPoolMXBean> heap = heapPools();
+        heap.forEach(MemoryPoolMXBean::resetPeakUsage);
+        List<long[]> phases = new ArrayList<>();
+        Outcome o = reps.run(input, timer -> {
+            Sort<T> sort = new Sort<>(codec, method, model, order, footprint, input, output,
+                budget, pageSize, timer);
+            long t0 = System.nanoTime();
+            Runs runs = makeRuns(sort);
+            long t1 = System.nanoTime();
+            Outcome done = mergeRuns(sort, runs);
+            phases.add(new long[] {t1 - t0, System.nanoTime() - t1});
+            return done;
+        }, Outcome::equals);
+        for (int k = 0; k < phases.size(); k++) {
+            ObjectNode s = (ObjectNode) reps.samples.get(k);
+            s.put("phase1_ns", phases.get(k)[0]);
+            s.put("phase2_ns", phases.get(k)[1]);
+        }
+        ObjectNode r = Json.MAPPER.createObjectNode();
+        r.set("samples", reps.samples);
+        ObjectNode checksum = r.putObject("checksum");
+        checksum.put("count", o.outputObjects());
+        checksum.put("sum", Hasher.hex(o.sequence()));
+        ObjectNode c = r.putObject("counters");
+        c.put("input_objects", o.inputObjects());
+        c.put("output_objects", o.outputObjects());
+        c.put("runs", o.runs());
+        c.put("merge_passes", o.mergePasses());
+        c.put("budget_bytes", budget);
+        c.put("peak_rss_bytes", Rss.peak());
+        c.put("rss_start_bytes", rssStart);
+        c.put("run_bytes", o.runBytes());
+        c.put("output_bytes", o.outputBytes());
+        c.put("peak_held_bytes", o.peakHeld());
+        c.put("peak_heap_bytes", heap.stream().mapToLong(m -> m.getPeakUsage().getUsed()).sum());
+        c.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
+        r.put("eviction", reps.eviction());
+        return r;
+    }
+
+    private static List<MemoryPoolMXBean> heapPools() {
+        return ManagementFactory.getMemoryPoolMXBeans().stream()
+            .filter(m -> m.getType() == MemoryType.HEAP).toList();
+    }
+
+    /** Phase 1: the sorted, deduplicated runs. */
+    private static <T> Runs makeRuns(Sort<T> sort) throws Exception {
+        ArrayDeque<Path> paths = new ArrayDeque<>();
+        long bytes = 0;
+        long peakHeld = 0;
+        Index.Expect expect = new Index.Expect(sort.model().id, sort.method().id(), null);
+        try (PageReader reader = new PageReader(sort.input(), expect, sort.timer(),
+                new PageReader.Buffer(sort.method().directPages()))) {
+            List<T> chunk = new ArrayList<>();
+            long held = 0;
+            for (long i = 0; i < reader.index.count; i++) {
+                T object = Reads.decode(sort.codec(), reader, i);
+                long size = sort.footprint().applyAsLong(object) + SLOT_BYTES;
+                if (!chunk.isEmpty() && held + size > sort.budget()) {
+                    bytes += writeRun(sort, chunk, paths);
+                    held = 0;
+                }
+                chunk.add(object);
+                held += size;
+                peakHeld = Math.max(peakHeld, held);
+            }
+            if (!chunk.isEmpty()) {
+                bytes += writeRun(sort, chunk, paths);
+            }
+            return new Runs(paths, reader.index.count, bytes, peakHeld);
+        }
+    }
+
+    /** Sorts the chunk, writes it without equal neighbours as the next run and empties it. */
+    private static <T> long writeRun(Sort<T> sort, List<T> chunk, ArrayDeque<Path> paths)
+            throws Exception {
+        chunk.sort(sort.order());
+        Path path = sort.run(paths.size());
+        try (PageWriter w = new PageWriter(path, sort.pageSize(), sort.timer())) {
+            T last = null;
+            for (T object : chunk) {
+                if (last == null || sort.order().compare(last, object) != 0) {
+                    w.push(out -> sort.codec().encode(object, out));
+                    last = object;
+                }
+            }
+            chunk.clear();
+            paths.add(path);
+            return w.finish(sort.model().id, sort.method().id(), Tasks.WRITER).bytes();
+        }
+    }
+
+    /** Phase 2: F-way merges into new runs until at most F remain; the last writes sorted. */
+    private static <T> Outcome mergeRuns(Sort<T> sort, Runs runs) throws Exception {
+        ArrayDeque<Path> paths = runs.paths();
+        long made = paths.size();
+        long next = made;
+        long passes = 0;
+        long runBytes = runs.bytes();
+        int fanIn = sort.fanIn();
+        while (paths.size() > fanIn) {
+            List<Path> group = new ArrayList<>();
+            for (int k = 0; k < fanIn; k++) {
+                group.add(paths.poll());
+            }
+            Path path = sort.run(next++);
+            runBytes += merge(sort, group, path).bytes();
+            remove(group);
+            paths.add(path);
+            passes++;
+        }
+        List<Path> group = new ArrayList<>(paths);
+        Merged m = merge(sort, group, sort.output().resolve("sorted"));
+        remove(group);
+        return new Outcome(runs.inputObjects(), m.objects(), m.sequence(), made, passes + 1,
+            runBytes, m.bytes(), runs.peakHeld());
+    }
+
+    /** One run being merged: its reader (own page buffer), position and decoded head. */
+    private static final class Cursor<T> {
+        final PageReader reader;
+        final int run;
+        long next;
+        T head;
+
+        Cursor(PageReader reader, int run) {
+            this.reader = reader;
+            this.run = run;
+        }
+
+        /** Decodes the run's next object into head; false at the run's end. */
+        boolean advance(Codec<T> codec) throws Failure {
+            if (next == reader.index.count) {
+                head = null;
+                return false;
+            }
+            head = Reads.decode(codec, reader, next++);
+            return true;
+        }
+    }
+
+    /** Merges sorted runs into `out`, each distinct object once; folds the sequence. */
+    private static <T> Merged merge(Sort<T> sort, List<Path> group, Path out) throws Exception {
+        Comparator<Cursor<T>> byHead = (a, b) -> {
+            int c = sort.order().compare(a.head, b.head);
+            return c != 0 ? c : Integer.compare(a.run, b.run);
+        };
+        PriorityQueue<Cursor<T>> queue = new PriorityQueue<>(group.size(), byHead);
+        List<PageReader> readers = new ArrayList<>();
+        Index.Expect expect = new Index.Expect(sort.model().id, sort.method().id(),
+            sort.pageSize());
+        try (PageWriter w = new PageWriter(out, sort.pageSize(), sort.timer())) {
+            for (int k = 0; k < group.size(); k++) {
+                PageReader reader = new PageReader(group.get(k), expect, sort.timer(),
+                    new PageReader.Buffer(sort.method().directPages()));
+                readers.add(reader);
+                Cursor<T> cursor = new Cursor<>(reader, k);
+                if (cursor.advance(sort.codec())) {
+                    queue.add(cursor);
+                }
+            }
+            Hasher sequence = new Hasher();
+            T last = null;
+            while (!queue.isEmpty()) {
+                Cursor<T> top = queue.poll();
+                T object = top.head;
+                if (top.advance(sort.codec())) {
+                    queue.add(top);
+                }
+                if (last != null && sort.order().compare(last, object) == 0) {
+                    continue;
+                }
+                w.push(bytes -> sort.codec().encode(object, bytes));
+                sequence.word(sort.model().hash(object));
+                last = object;
+            }
+            PageWriter.Counters c = w.finish(sort.model().id, sort.method().id(),
+                Tasks.WRITER);
+            return new Merged(c.objects(), sequence.finish(), c.bytes());
+        } finally {
+            readers.forEach(PageReader::close);
+        }
+    }
+
+    private static void remove(List<Path> runs) throws Failure {
+        for (Path run : runs) {
+            for (Path path : List.of(PagedFile.data(run), PagedFile.index(run))) {
+                try {
+                    Files.delete(path);
+                } catch (IOException e) {
+                    throw Failure.io(path, e);
+                }
+            }
+        }
+    }
+}
