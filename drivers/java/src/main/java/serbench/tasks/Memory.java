@@ -29,6 +29,7 @@ public final class Memory {
     public static final String ACCOUNTING = "heap_after_gc";
     private static final MemoryMXBean HEAP = ManagementFactory.getMemoryMXBean();
     private static final int MAX_GCS = 10;
+    private static final long SETTLE_MS = 20;
 
     public static <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Depth depth, Params params) throws Exception {
@@ -75,8 +76,12 @@ public final class Memory {
         return r;
     }
 
-    /** Heap bytes in use after full collections, repeated until the figure stops shrinking. */
-    public static long liveHeap() {
+    /**
+     * Heap bytes in use after full collections, repeated a few milliseconds apart until the
+     * figure stops shrinking: other threads release objects asynchronously (the process
+     * reaper of a cold repetition's eviction lets go of about 24 KB some time later).
+     */
+    public static long liveHeap() throws InterruptedException {
         long used = Long.MAX_VALUE;
         for (int i = 0; i < MAX_GCS; i++) {
             System.gc();
@@ -85,6 +90,7 @@ public final class Memory {
                 return used;
             }
             used = now;
+            Thread.sleep(SETTLE_MS);
         }
         return used;
     }

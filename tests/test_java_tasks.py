@@ -1,0 +1,136 @@
+"""read_par, sort_dedup and memory through the real Java driver: a plan over the golden
+vectors (every cell checked by the harness, the sort against the Python total order), and the
+sort's memory budget on an input ten times the budget, in a heap smaller than the input."""
+from __future__ import annotations
+
+import json
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from fake_driver import make_dataset
+from serbench import driver as driver_module
+from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
+from serbench.order import sorted_distinct_checksum
+from serbench.results import Results
+
+from test_end_to_end import cli_ok
+
+JAVA = BUILD_PATHS["java"]
+METHODS = ("handcoded", "kryo", "json_gzip")
+TASKS = ("read_par", "sort_dedup", "memory")
+
+PLAN = """
+name = "java-tasks"
+[params]
+n = [5, 1000]          # 1000 is capped at each dataset's count
+page_size = 256
+warmups = 1
+repetitions = 2
+threads = [1, 3]
+budget_bytes = [4096, 1048576]
+timeout_s = 120
+[[group]]
+tasks = ["read_par", "sort_dedup", "memory"]
+models = ["trade", "part"]
+methods = ["handcoded", "kryo", "json_gzip"]
+languages = ["java"]
+"""
+
+
+@pytest.fixture
+def java_home(tmp_path: Path, monkeypatch) -> Path:
+    """A private SERBENCH_HOME with golden-vector datasets; only the real Java driver."""
+    if not (JAVA.is_file() and os.access(JAVA, os.X_OK)
+            and (JAVA.parent / "target" / "serbench-java.jar").is_file()):
+        pytest.fail(f"{JAVA} is not built; run `serbench build`")
+    home = tmp_path / "home"
+    monkeypatch.setenv("SERBENCH_HOME", str(home))
+    monkeypatch.setattr(driver_module, "BUILD_PATHS",
+                        {lang: JAVA if lang == "java" else tmp_path / "none"
+                         for lang in LANGUAGES})
+    for language in LANGUAGES:
+        monkeypatch.delenv(env_var(language), raising=False)
+    make_dataset(home / "data" / "default", models=("trade", "part"), copies=4)
+    return home
+
+
+def test_the_tasks_run_and_check_out_through_the_java_driver(java_home, tmp_path):
+    plan = tmp_path / "tasks.toml"
+    plan.write_text(PLAN)
+    cli_ok("run", str(plan))
+    with Results(java_home / "results.duckdb") as results:
+        [run] = results.runs()
+        cells = results.cells(run["run_id"])
+    problems = [(c["method"], c["model"], c["task"], c["depth"], c["setting"], c["status"],
+                 c["message"]) for c in cells if c["status"] not in ("ok", "unsupported")]
+    assert problems == [], "\n".join(map(str, problems))
+    ok = {(c["task"], c["method"]) for c in cells if c["status"] == "ok"}
+    assert {(t, m) for t in TASKS for m in METHODS} <= ok
+    assert ("read_par", "raw") in ok
+    for c in cells:
+        if c["status"] == "ok" and c["method"] != "raw":
+            assert (c["got_count"], c["got_sum"]) == (c["expected_count"], c["expected_sum"])
+    runs = {c["setting"]: json.loads(c["counters"])["runs"] for c in cells
+            if (c["task"], c["model"], c["method"]) == ("sort_dedup", "part", "handcoded")}
+    assert runs["budget_bytes=4096"] > runs["budget_bytes=1048576"] == 1
+    memory = [json.loads(c["counters"]) for c in cells
+              if c["task"] == "memory" and c["status"] == "ok"]
+    assert memory and all(m["retained_bytes_per_object"] > 0 and m["max_heap_bytes"] > 0
+                          and m["accounting"] == "heap_after_gc" for m in memory)
+
+
+BUDGET = 1 << 20
+HEAP = 16 << 20  # smaller than the decoded input: only a sort within its budget fits
+# the slack documented in drivers/java/README.md (sort_dedup): the whole (small) heap, which
+# the young generation fills with garbage before a collection, plus the JVM's native growth
+# (JIT code, metaspace, GC structures) during the task
+NATIVE_SLACK = 16 << 20
+TRADES = 60_000  # about 14 MiB of decoded trades: more than ten times the budget
+
+
+def trades(path: Path) -> list[str]:
+    rng = random.Random(7)
+    lines = [json.dumps({"source_id": rng.randrange(-2**40, 2**40),
+                         "special": rng.random() < 0.5,
+                         "order_code": rng.randrange(-2**31, 2**31),
+                         "priority": rng.randrange(10),
+                         "prices": [rng.randrange(10_000) / 100 for _ in range(10)],
+                         "quantities": [rng.randrange(1000) for _ in range(10)]},
+                        separators=(",", ":")) for _ in range(TRADES)]
+    lines += lines[::7]  # duplicates, so that removing them is part of the work
+    path.write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def test_sort_dedup_stays_within_its_budget_in_a_heap_smaller_than_the_input(
+        tmp_path, monkeypatch):
+    source = tmp_path / "trade.jsonl"
+    lines = trades(source)
+    base, output = tmp_path / "trade", tmp_path / "sorted"
+    output.mkdir()
+    cell = {"model": "trade", "method": "handcoded", "variant": ""}
+    reps = {"warmups": 0, "repetitions": 1, "cold": False}
+    with DriverProcess("java", JAVA, timeout_s=300).start() as writer:
+        written = writer.request("run", task="write", depth="", **cell,
+                                 params={"input": str(source), "output": str(base),
+                                         "page_size": 65536, **reps})
+    assert written["status"] == "ok", written
+    monkeypatch.setenv("SERBENCH_JAVA_OPTS", f"-Xms{HEAP} -Xmx{HEAP}")
+    with DriverProcess("java", JAVA, timeout_s=300).start() as small:
+        kept = small.request("run", task="memory", depth="materialize", **cell,
+                             params={"input": str(base), "n": len(lines), **reps})
+        sorted_ = small.request("run", task="sort_dedup", depth="materialize", **cell,
+                                params={"input": str(base), "output": str(output),
+                                        "budget_bytes": BUDGET, "page_size": 65536, **reps})
+    assert kept["status"] == "error", "the whole input must not fit the heap"
+    assert sorted_["status"] == "ok", sorted_
+    result = sorted_["result"]
+    assert result["checksum"] == sorted_distinct_checksum("trade", source)
+    counters = result["counters"]
+    assert counters["input_objects"] == len(lines) and counters["max_heap_bytes"] <= HEAP
+    assert counters["runs"] >= 10 and counters["peak_held_bytes"] <= BUDGET
+    grown = counters["peak_rss_bytes"] - counters["rss_start_bytes"]
+    assert grown <= BUDGET + HEAP + NATIVE_SLACK, f"{grown:,} bytes over the start"
