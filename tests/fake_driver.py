@@ -47,7 +47,8 @@ INFO = {
     "tasks": ["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"],
     "methods": {
         METHOD: {"depths": ["materialize", "access"], "variants": [], "models": list(MODELS),
-                 "files": ["tests/fake_driver.py"]},
+                 "files": ["tests/fake_driver.py"],
+                 "jars": [{"name": "fake-1.0.jar", "bytes": 40960}]},
         "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": []},
     },
     "eviction": ["fadvise_dontneed"],

@@ -67,7 +67,7 @@ CELLS = [
      CellResult("ok", counters={"objects": N, "avg_object_bytes": 150.0,
                                 "max_object_bytes": 400, "data_bytes": 160_000,
                                 "gzip_bytes": 50_000, "zstd_bytes": 40_000, "loc": 321,
-                                "files": 2})),
+                                "files": 2, "library_bytes": 409_600})),
 ]
 
 
@@ -133,7 +133,7 @@ def test_micro_on_arrays_plots_the_size_sweep(db):
 
 def test_sizes_table_has_compressed_sizes_and_lines_of_code(db):
     (row,) = table(section(db, "sizes-trade"), "Sizes: trade").rows
-    assert row.values[3:7] == ["50", "40", "400", "321"]
+    assert row.values[3:8] == ["50", "40", "400", "321", "400 KiB"]
 
 
 def test_the_whole_report_renders(db, tmp_path):

@@ -106,6 +106,7 @@ def test_sizes_are_measured_by_the_harness(home, monkeypatch):
     assert 0 < counters["gzip_bytes"] < counters["data_bytes"]
     assert 0 < counters["zstd_bytes"] < counters["data_bytes"]
     assert counters["loc"] == lines_of_code(["tests/fake_driver.py"]) > 100
+    assert counters["library_bytes"] == 40960  # the jars the fake driver's info lists
 
 
 def test_a_wrong_sort_checksum_is_invalid_and_never_plotted(home, monkeypatch):

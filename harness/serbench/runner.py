@@ -35,7 +35,7 @@ from .native import NativeError, datagen_path
 from .order import sorted_distinct_checksum
 from .paths import cache_dir, data_root, home
 from .plan import RAW, Cell, Plan, expand, summary
-from .sizes import SizesError, measure
+from .sizes import SizesError, library_bytes, measure
 from .provenance import collect
 from .results import CellResult, Results, new_run_id
 
@@ -490,10 +490,12 @@ class Runner:
     def run_sizes(self, cell: Cell, base: Path) -> CellResult:
         """Computed here, for every language alike, from the file `scan` already checked."""
         manifest = load_manifest(cell.dataset_dir, cell.model)
-        files = self.infos[cell.language]["methods"][cell.method].get("files", [])
+        method = self.infos[cell.language]["methods"][cell.method]
         params = {"input": str(base)}
         try:
-            counters = measure(base, files)
+            counters = measure(base, method.get("files", []))
+            if "jars" in method:
+                counters["library_bytes"] = library_bytes(method["jars"])
         except (SizesError, OSError) as exc:
             return CellResult("failed", "sizes", str(exc), params=params)
         checksum = dict(manifest.set_checksum)

@@ -64,6 +64,16 @@ def lines_of_code(files: list[str], repo: Path = REPO) -> int:
     return total
 
 
+def library_bytes(jars: list) -> int:
+    """The summed size of the library files a driver lists for a method
+    (`info.methods.<id>.jars`: `[{"name", "bytes"}]`, Java's jars)."""
+    if not isinstance(jars, list) or not all(
+            isinstance(j, dict) and type(j.get("bytes")) is int and j["bytes"] >= 0
+            for j in jars):
+        raise SizesError(f"info lists jars as {jars!r}, not [{{name, bytes}}]")
+    return sum(j["bytes"] for j in jars)
+
+
 def measure(base: Path, files: list[str], repo: Path = REPO) -> dict:
     """The counters of one `sizes` cell for the paged file `base`."""
     lengths = object_lengths(Path(f"{base}.index"))

@@ -8,7 +8,7 @@ from .blocks import Plot, Row, Section, Table
 from .data import Cell
 from .figures import SizeBar, size_figure
 from .series import LANGUAGES, MODELS, canonical
-from .units import multiple
+from .units import byte_size, multiple
 
 # where sizes come from, most authoritative first
 SIZE_TASKS = ("sizes", "write")
@@ -26,6 +26,7 @@ class SizeEntry:
     zstd: float | None
     max_bytes: int | None  # the largest object (sizes task only)
     loc: int | None        # non-blank lines of the method's own files (sizes task only)
+    library_bytes: int | None = None  # the library jars the driver lists (Java; sizes task)
 
     @property
     def label(self) -> str:
@@ -42,7 +43,7 @@ def _entry(cell: Cell) -> SizeEntry:
     return SizeEntry(cell.model, cell.language, cell.method, cell.variant, cell,
                      float(cell.counters["avg_object_bytes"]), per_object("gzip_bytes"),
                      per_object("zstd_bytes"), cell.counters.get("max_object_bytes"),
-                     cell.counters.get("loc"))
+                     cell.counters.get("loc"), cell.counters.get("library_bytes"))
 
 
 def size_entries(cells: list[Cell]) -> dict[str, list[SizeEntry]]:
@@ -73,13 +74,17 @@ def size_table(model: str, entries: list[SizeEntry]) -> Table:
     smallest = entries[0].avg
     rows = [Row([e.label, f"{e.avg:,.0f}", multiple(e.avg / smallest), _optional(e.gzip),
                  _optional(e.zstd), _optional(e.max_bytes), _optional(e.loc),
+                 "—" if e.library_bytes is None else byte_size(e.library_bytes),
                  f"{e.source.task}, n = {e.source.n:,}"]) for e in entries]
     return Table(f"Sizes: {model}", ["implementation", "bytes / object", "× smallest",
                                      "gzip bytes / object", "zstd bytes / object",
-                                     "largest object (bytes)", "lines of code", "from"],
+                                     "largest object (bytes)", "lines of code", "libraries",
+                                     "from"],
                  rows, "Lines of code: non-blank lines of the files the driver lists as the "
-                 "method's own (its adapter; shared code and generated code not counted).",
-                 numeric=frozenset({1, 2, 3, 4, 5, 6}))
+                 "method's own (its adapter; shared code and generated code not counted). "
+                 "Libraries: the size of the library jars the method loads (Java; — where a "
+                 "driver links its libraries into one binary).",
+                 numeric=frozenset({1, 2, 3, 4, 5, 6, 7}))
 
 
 def sizes_section(entries: dict[str, list[SizeEntry]]) -> Section | None:

@@ -52,6 +52,10 @@ public final class Info {
             spec.set("models", models.deepCopy());
             ArrayNode files = spec.putArray("files");
             m.files().forEach(files::add);
+            ArrayNode jars = Jars.json(m.id());
+            if (jars != null) {
+                spec.set("jars", jars);
+            }
             spec.set("settings", Json.MAPPER.valueToTree(m.settings()));
         }
         o.putArray("eviction").add(Evict.EVICTION);

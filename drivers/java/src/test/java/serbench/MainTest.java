@@ -25,7 +25,7 @@ class MainTest {
             + "\"depth\":\"access\",\"variant\":\"\",\"params\":{}}");
         assertEquals(2, r.get("id").asInt());
         assertTrue(r.at("/error/message").asText().contains("known methods"));
-        assertEquals("unsupported", respond("{\"id\":3,\"op\":\"run\",\"task\":\"sort_dedup\"}")
+        assertEquals("unsupported", respond("{\"id\":3,\"op\":\"run\",\"task\":\"sizes\"}")
             .get("status").asText());
     }
 

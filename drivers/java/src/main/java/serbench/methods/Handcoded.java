@@ -52,9 +52,12 @@ public final class Handcoded<T> implements Codec<T> {
     static MethodSpec spec(String id, String file, boolean direct, Supplier<WireOut> out,
             Supplier<WireIn> in) {
         String wire = "drivers/java/src/main/java/serbench/wire/";
-        List<String> files = List.of(MethodSpec.SRC + file,
+        List<String> files = new java.util.ArrayList<>(List.of(MethodSpec.SRC + file,
             wire + out.get().getClass().getSimpleName() + ".java",
-            wire + in.get().getClass().getSimpleName() + ".java");
+            wire + in.get().getClass().getSimpleName() + ".java", wire + "Utf8.java"));
+        if (id.equals("handcoded_unsafe")) { // its bounds-checked Unsafe access
+            files.add(wire + "UnsafeAccess.java");
+        }
         return new MethodSpec(id, DEPTHS, files, true, direct, java.util.Map.of(),
             m -> new Handcoded<>(m, out.get(), in.get()));
     }

@@ -23,7 +23,7 @@ import serbench.wire.DecodeException;
 public final class JsonGzip<T> extends Materialized<T> {
     public static final int LEVEL = 6;
     public static final MethodSpec SPEC = new MethodSpec("json_gzip", List.of(Depth.MATERIALIZE),
-        List.of(MethodSpec.SRC + "JsonGzip.java"), true, false,
+        List.of(MethodSpec.SRC + "JsonGzip.java", MethodSpec.SRC + "JsonMethod.java"), true, false,
         Map.of("gzip_level", LEVEL, "gzip_backend", "zlib"), JsonGzip::new);
 
     private static final byte[] HEADER = {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0, 0, (byte) 0xff};
