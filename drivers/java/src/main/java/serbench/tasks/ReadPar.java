@@ -50,9 +50,13 @@ public final class ReadPar {
         for (int t = 0; t < threads; t++) {
             pages[t] = new PageReader.Buffer(method.directPages());
         }
+        Reads.Selection[] slices = new Reads.Selection[(int) threads];
+        for (int t = 0; t < threads; t++) {
+            slices[t] = slice(sel, t, (int) threads);
+        }
         List<long[]> threadNs = new ArrayList<>();
         Reads.Outcome o = reps.run(base, timer -> {
-            List<Part> parts = parallel(method, model, base, sel, depth, pageSize, pages);
+            List<Part> parts = parallel(method, model, base, slices, depth, pageSize, pages);
             Reads.Outcome merged = merge(parts, timer);
             threadNs.add(parts.stream().mapToLong(Part::ns).toArray());
             return merged;
@@ -88,7 +92,7 @@ public final class ReadPar {
 
     /** One repetition: every thread opens the file and reads its slice; they start together. */
     private static <T> List<Part> parallel(MethodSpec method, ModelType<T> model, Path base,
-            Reads.Selection sel, Depth depth, Integer pageSize, PageReader.Buffer[] pages)
+            Reads.Selection[] slices, Depth depth, Integer pageSize, PageReader.Buffer[] pages)
             throws Exception {
         int threads = pages.length;
         CyclicBarrier start = new CyclicBarrier(threads);
@@ -97,7 +101,7 @@ public final class ReadPar {
         Thread[] running = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             int me = t;
-            Reads.Selection mine = slice(sel, t, threads);
+            Reads.Selection mine = slices[t];
             Codec<T> codec = method.codec(model);
             running[t] = new Thread(() -> {
                 try {

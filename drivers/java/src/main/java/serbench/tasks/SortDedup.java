@@ -49,6 +49,7 @@ public final class SortDedup {
     private record Sort<T>(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Comparator<T> order, ToLongFunction<T> footprint, Path input, Path output,
             long budget, int pageSize, IoTimer timer) {
+        /** Runs merged at once; capped so a huge budget cannot ask for more open files. */
         int fanIn() {
             return (int) Math.min(1 << 16, Math.max(2, budget / pageSize - 1));
         }
