@@ -44,7 +44,8 @@ def test_embedded_plans_load():
     assert default.params.cold is True and default.params.raw is True
     group = default.groups[0]
     assert group.tasks == ("write", "sizes")
-    assert group.methods is None and group.models is None  # "*"
+    assert group.methods is None  # "*"
+    assert group.models == ("part", "customer", "tweet", "trade")
     full = load_embedded("full")
     assert full.name == "full" and len(full.groups) > 1
     every = {t for plan in (default, full) for g in plan.groups for t in g.tasks}

@@ -1,16 +1,23 @@
 #include "registry.h"
 
 #include <array>
+#include <utility>
 
-#include "cell_ops.h"
+#include "cell.h"
 
 namespace serbench {
 
+// Defined in registry_fill.h and compiled once per shard (see there).
+template <std::size_t Shard>
+void fill_methods(std::span<MethodEntry> table);
+
 namespace {
 
-template <class... Meth>
-std::array<MethodEntry, sizeof...(Meth)> method_table(TypeList<Meth...>) {
-  return {cell::make_entry<Meth, Tasks>()...};
+template <std::size_t... Shard>
+std::array<MethodEntry, kMethodCount> method_table(std::index_sequence<Shard...>) {
+  std::array<MethodEntry, kMethodCount> table{};
+  (fill_methods<Shard>(table), ...);
+  return table;
 }
 
 template <class... Task>
@@ -23,7 +30,8 @@ constexpr auto kTaskIds = task_ids(Tasks{});
 }  // namespace
 
 std::span<const MethodEntry> methods() {
-  static const auto table = method_table(Methods{});
+  static const auto table =
+      method_table(std::make_index_sequence<SERBENCH_REGISTRY_SHARDS>{});
   return table;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // THE registry of this driver: every method and every task, one line each. Methods and tasks
-// are two axes; registry.cpp compiles every task, and the protocol's other operations, for
-// every method and every model.
+// are two axes; registry_fill.h compiles every task, and the protocol's other operations, for
+// every method and every model (in shards, registry.cpp joins them).
 
 #include "methods/boost_binary.h"
 #include "methods/boost_text.h"
@@ -54,5 +54,11 @@ using Tasks = TypeList<
     Memory,
     Micro>;
 // clang-format on
+
+template <class... T>
+constexpr std::size_t type_count(TypeList<T...>) {
+  return sizeof...(T);
+}
+inline constexpr std::size_t kMethodCount = type_count(Methods{});
 
 }  // namespace serbench
