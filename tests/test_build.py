@@ -37,3 +37,26 @@ def test_an_offline_success_is_not_repeated(tmp_path, monkeypatch):
     monkeypatch.setattr(build_module, "RECIPES", {"java": recipe})
     build_module.build(("java",), say=lambda m: None)
     assert log.read_text().splitlines() == ["-o package"]
+
+
+def test_a_source_newer_than_the_driver_build_is_named(tmp_path, monkeypatch):
+    drivers = tmp_path / "drivers"
+    artifact = drivers / "rust" / "target" / "release" / "serbench-rust"
+    artifact.parent.mkdir(parents=True)
+    source = drivers / "rust" / "driver" / "src" / "lib.rs"
+    source.parent.mkdir(parents=True)
+    (tmp_path / "schemas").mkdir()
+    source.write_text("old")
+    artifact.write_text("built")
+    os.utime(source, (1_000, 1_000))
+    os.utime(artifact, (2_000, 2_000))
+    monkeypatch.setattr(build_module, "REPO", tmp_path)
+    monkeypatch.setattr(build_module, "DRIVERS", drivers)
+    monkeypatch.setitem(build_module.ARTIFACTS, "rust", artifact)
+    assert build_module.stale_source("rust") is None
+    output = artifact.parent / "serbench-rust.d"  # build outputs never count
+    output.write_text("later")
+    os.utime(output, (3_000, 3_000))
+    assert build_module.stale_source("rust") is None
+    os.utime(source, (3_000, 3_000))
+    assert build_module.stale_source("rust") == source

@@ -81,3 +81,36 @@ def _offline_ok(command: tuple[str, ...], flag: str) -> bool:
     """Runs the command offline, quietly; its output is shown by the online retry if it fails."""
     offline = command[:1] + (flag,) + command[1:]
     return subprocess.run(offline, cwd=REPO, capture_output=True).returncode == 0
+
+
+# What each build produces, and the sources it is made from (besides schemas/).
+ARTIFACTS = {
+    "rust": DRIVERS / "rust" / "target" / "release" / "serbench-rust",
+    "cpp": DRIVERS / "cpp" / "build" / "serbench-cpp",
+    "java": DRIVERS / "java" / "target" / "serbench-java.jar",
+}
+BUILD_OUTPUTS = ("target", "build", "fuzz")
+
+
+def stale_source(language: str) -> Path | None:
+    """A source of the driver changed after its last build (the results would belong to older
+    code), or None. Build outputs and the fuzz crates do not count."""
+    artifact = ARTIFACTS[language]
+    if not artifact.exists():
+        return None
+    built = artifact.stat().st_mtime
+    roots = [DRIVERS / language, REPO / "schemas"]
+    for root in roots:
+        for path in _sources(root):
+            if path.stat().st_mtime > built:
+                return path
+    return None
+
+
+def _sources(root: Path):
+    for entry in os.scandir(root):
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name not in BUILD_OUTPUTS and not entry.name.startswith("."):
+                yield from _sources(Path(entry.path))
+        elif entry.is_file(follow_symlinks=False):
+            yield Path(entry.path)

@@ -29,6 +29,20 @@ def _plan(argument: str | None):
     return load_plan(path) if path.exists() or path.suffix == ".toml" else load_embedded(argument)
 
 
+def _warn_stale(paths: dict[str, Path]) -> None:
+    """Results of a driver older than its sources would be labelled with code they did not
+    run: say so before measuring."""
+    from .build import stale_source
+    from .driver import BUILD_PATHS
+
+    for language, path in paths.items():
+        source = stale_source(language) if path == BUILD_PATHS[language] else None
+        if source is not None:
+            console.print(f"[yellow]warning[/]: the {language} driver is older than "
+                          f"{escape(str(source))}; run `serbench build` to measure the current "
+                          "code")
+
+
 def _pin(value: str | None) -> str | None:
     if value is not None and not CPU_LIST.match(value):
         raise click.BadParameter(f"{value!r} is not a CPU list like 0 or 0-1,4", param_hint="--pin")
@@ -75,6 +89,7 @@ def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool)
     from .runner import run_plan
 
     chosen = _plan(plan)
+    _warn_stale(find_drivers())
     signal.signal(signal.SIGTERM, _interrupt)
     bar = ProgressBar()
     with Results() as results:
@@ -111,6 +126,7 @@ def verify_command(data_dir, languages, methods, models, timeout_s) -> None:
     paths = find_drivers()
     if not paths:
         raise click.ClickException("no driver found; run `serbench build`")
+    _warn_stale(paths)
     infos = driver_infos(paths)
     with console.status("verifying") as status:
         checks = verify(paths, infos, data_dir or data_root() / "default", timeout_s=timeout_s,
