@@ -28,6 +28,7 @@ public final class Info {
         {"de.undercouch", "bson4jackson"},
         {"org.apache.fory", "fory-core"},
         {"com.thoughtworks.xstream", "xstream"},
+        {"com.google.protobuf", "protobuf-java"},
     };
 
     public static ObjectNode info() {

@@ -11,6 +11,7 @@ import serbench.methods.JsonMethod;
 import serbench.methods.KryoMethod;
 import serbench.methods.Msgpack;
 import serbench.methods.MethodSpec;
+import serbench.methods.ProtobufMethod;
 import serbench.methods.Raw;
 import serbench.methods.Xml;
 
@@ -32,7 +33,8 @@ public final class Registry {
         Bson.SPEC,
         ForyMethod.SPEC,
         Xml.SPEC,
-        Raw.SPEC);
+        Raw.SPEC,
+        ProtobufMethod.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand", "micro");
 

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Generates the converters between the Java model classes and the classes protoc and flatc
+generate from schemas/ (the `protobuf` and `flatbuffers` methods).
+
+For every struct of harness/serbench/models.py: `put` (model -> message / table), `take`
+(message / table -> model, depth materialize) and `visit` (folds the checksum through the
+generated accessors, depth access), following the conventions of schemas/README.md (optional
+values, wrapper messages, absent required values). Run it after a model change; `--check`
+fails when the committed sources are stale (tests/test_java_codegen.py).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "harness"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate_models import HEADER as MODEL_HEADER, camel, field_name  # noqa: E402
+from serbench.models import MODEL_ROOTS, STRUCTS, Enum, ListOf, Opt, Prim, Struct, resolve  # noqa: E402
+
+OUT = REPO / "drivers" / "java" / "src" / "main" / "java" / "serbench" / "methods" / "schema"
+PACKAGE = "serbench.methods.schema"
+HEADER = MODEL_HEADER.replace("generate_models.py", "generate_schema_codecs.py")
+
+PRIM = {"i8": "byte", "i16": "short", "i32": "int", "i64": "long", "f64": "double",
+        "bool": "boolean", "str": "String"}
+FB_WIDTH = {"i8": 1, "i16": 2, "i32": 4, "i64": 8, "f64": 8, "bool": 1, "str": 4}
+FB_VECTOR = {"i32": "com.google.flatbuffers.IntVector", "i64": "com.google.flatbuffers.LongVector",
+             "f64": "com.google.flatbuffers.DoubleVector"}
+
+
+def jtype(t) -> str:
+    """The model class's Java type of a (non-optional) type."""
+    t = resolve(t)
+    if isinstance(t, Prim):
+        return PRIM[t.kind]
+    if isinstance(t, ListOf):
+        return jtype(t.inner) + "[]"
+    if isinstance(t, Struct):
+        return f"serbench.model.{t.name}"
+    raise ValueError(t)
+
+
+def is_number(t) -> bool:
+    t = resolve(t)
+    return isinstance(t, Prim) and t.kind != "str"
+
+
+def fold_prim(kind: str, e: str) -> str:
+    if kind == "str":
+        return f"h.str({e});"
+    if kind == "f64":
+        return f"h.f64({e});"
+    if kind == "bool":
+        return f"h.flag({e});"
+    return f"h.word({e});"
+
+
+def enum_array(struct: str, fname: str) -> str:
+    return f"{struct.upper()}_{fname.upper()}"
+
+
+class Proto:
+    """protobuf-java: messages built through builders, read through the message getters."""
+
+    def __init__(self, struct: Struct):
+        self.struct = struct
+        self.counter = 0
+
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"{base}{self.counter}"
+
+    @staticmethod
+    def msg(t) -> str:
+        """The protobuf class holding a value of type t (lists of lists: Ring, Position)."""
+        t = resolve(t)
+        if isinstance(t, Struct):
+            return f"serbench.pb.{t.name}"
+        if isinstance(t.inner, ListOf):
+            return "serbench.pb.Ring"
+        if is_number(t.inner):
+            return "serbench.pb.Int32List" if resolve(t.inner).kind == "i32" else "serbench.pb.Position"
+        return "serbench.pb.MediaList"
+
+    def put_list(self, b: str, adder: str, e: str, t, ind: str) -> list[str]:
+        """Appends every element of list `e` of type t through `b.add<adder>`."""
+        inner = resolve(t.inner)
+        x = self.fresh("x")
+        if isinstance(inner, ListOf):
+            w = self.fresh("w")
+            field = "Positions" if isinstance(resolve(inner.inner), ListOf) else "Values"
+            return [f"{ind}for ({jtype(inner)} {x} : {e}) {{",
+                    f"{ind}    {self.msg(inner)}.Builder {w} = {self.msg(inner)}.newBuilder();",
+                    *self.put_list(w, field, x, inner, ind + "    "),
+                    f"{ind}    {b}.add{adder}({w});", f"{ind}}}"]
+        value = f"put({x})" if isinstance(inner, Struct) else x
+        return [f"{ind}for ({jtype(inner)} {x} : {e}) {{", f"{ind}    {b}.add{adder}({value});",
+                f"{ind}}}"]
+
+    def put(self, fname: str, t, ind: str) -> list[str]:
+        e, c = f"v.{field_name(fname)}", camel(fname)
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            if isinstance(inner, ListOf):
+                w = self.fresh("w")
+                wrapper = self.msg(inner)
+                return [f"{ind}if ({e} != null) {{",
+                        f"{ind}    {wrapper}.Builder {w} = {wrapper}.newBuilder();",
+                        *self.put_list(w, "Values", e, inner, ind + "    "),
+                        f"{ind}    b.set{c}({w});", f"{ind}}}"]
+            value = f"put({e})" if isinstance(inner, Struct) else e
+            return [f"{ind}if ({e} != null) {{", f"{ind}    b.set{c}({value});", f"{ind}}}"]
+        if isinstance(t, Prim):
+            return [f"{ind}b.set{c}({e});"]
+        if isinstance(t, Enum):
+            return [f"{ind}b.set{c}Value({e}.ordinal());"]
+        if isinstance(t, Struct):
+            return [f"{ind}b.set{c}(put({e}));"]
+        return self.put_list("b", c, e, t, ind)
+
+    def take_value(self, target: str, x: str, t, fname: str, ind: str) -> list[str]:
+        """Assigns `target` from protobuf value `x` (a getter's result) of model type t."""
+        t = resolve(t)
+        if isinstance(t, Prim):
+            cast = f"({PRIM[t.kind]}) " if t.kind in ("i8", "i16") else ""
+            return [f"{ind}{target} = {cast}{x};"]
+        if isinstance(t, Struct):
+            return [f"{ind}{target} = take({x});"]
+        if isinstance(t, Enum):
+            return [f"{ind}{target} = {enum_array(self.struct.name, fname)}"
+                    f"[ProtoIn.ordinal({x}, {len(t.symbols)}, \"{self.struct.name}.{fname}\")];"]
+        r = self.fresh("r")
+        return [f"{ind}{self.msg(t)} {r} = {x};", *self.take_list(target, r, t, fname, ind)]
+
+    def take_list(self, target: str, m: str, t, fname: str, ind: str, getter: str = "") -> list[str]:
+        """`m` is the message and `getter` the repeated field (Values / Positions by default)."""
+        inner = resolve(t.inner)
+        if not getter:
+            getter = "Positions" if isinstance(inner, ListOf) else "Values"
+        n, a, i = self.fresh("n"), self.fresh("a"), self.fresh("i")
+        elem = jtype(inner)
+        base, dims = elem, ""
+        while base.endswith("[]"):
+            base, dims = base[:-2], dims + "[]"
+        return [f"{ind}int {n} = {m}.get{getter}Count();",
+                f"{ind}{jtype(t)} {a} = new {base}[{n}]{dims};",
+                f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
+                *self.take_value(f"{a}[{i}]", f"{m}.get{getter}({i})", inner, fname, ind + "    "),
+                f"{ind}}}", f"{ind}{target} = {a};"]
+
+    def take(self, fname: str, t, ind: str) -> list[str]:
+        target, c = f"v.{field_name(fname)}", camel(fname)
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            body = self.take_value(target, f"m.get{c}()", inner, fname, ind + "    ")
+            return [f"{ind}if (m.has{c}()) {{", *body, f"{ind}}}"]
+        if isinstance(t, Struct):
+            return [f'{ind}ProtoIn.require(m.has{c}(), "{self.struct.name}.{fname}");',
+                    *self.take_value(target, f"m.get{c}()", t, fname, ind)]
+        if isinstance(t, ListOf):
+            return self.take_list(target, "m", t, fname, ind, getter=c)
+        value = "Value" if isinstance(t, Enum) else ""
+        return self.take_value(target, f"m.get{c}{value}()", t, fname, ind)
+
+    def visit_value(self, x: str, t, fname: str, ind: str) -> list[str]:
+        t = resolve(t)
+        if isinstance(t, Prim):
+            cast = f"({PRIM[t.kind]}) " if t.kind in ("i8", "i16") else ""
+            return [f"{ind}{fold_prim(t.kind, cast + x)}"]
+        if isinstance(t, Struct):
+            return [f"{ind}visit({x}, h);"]
+        if isinstance(t, Enum):
+            return [f"{ind}h.word(ProtoIn.ordinal({x}, {len(t.symbols)}, "
+                    f"\"{self.struct.name}.{fname}\"));"]
+        r = self.fresh("r")
+        return [f"{ind}{self.msg(t)} {r} = {x};", *self.visit_list(r, t, fname, ind)]
+
+    def visit_list(self, m: str, t, fname: str, ind: str, getter: str = "") -> list[str]:
+        inner = resolve(t.inner)
+        if not getter:
+            getter = "Positions" if isinstance(inner, ListOf) else "Values"
+        n, i = self.fresh("n"), self.fresh("i")
+        return [f"{ind}int {n} = {m}.get{getter}Count();", f"{ind}h.word({n});",
+                f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
+                *self.visit_value(f"{m}.get{getter}({i})", inner, fname, ind + "    "),
+                f"{ind}}}"]
+
+    def visit(self, fname: str, t, ind: str) -> list[str]:
+        c = camel(fname)
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            body = self.visit_value(f"m.get{c}()", inner, fname, ind + "    ")
+            return [f"{ind}if (m.has{c}()) {{", f"{ind}    h.word(1);", *body,
+                    f"{ind}}} else {{", f"{ind}    h.word(0);", f"{ind}}}"]
+        if isinstance(t, Struct):
+            return [f'{ind}ProtoIn.require(m.has{c}(), "{self.struct.name}.{fname}");',
+                    *self.visit_value(f"m.get{c}()", t, fname, ind)]
+        if isinstance(t, ListOf):
+            return self.visit_list("m", t, fname, ind, getter=c)
+        value = "Value" if isinstance(t, Enum) else ""
+        return self.visit_value(f"m.get{c}{value}()", t, fname, ind)
+
+    def source(self) -> list[str]:
+        s = self.struct
+        model, pb = f"serbench.model.{s.name}", f"serbench.pb.{s.name}"
+        L = [f"    public static {pb} put({model} v) {{",
+             f"        {pb}.Builder b = {pb}.newBuilder();"]
+        for f, t in s.fields:
+            L += self.put(f, t, "        ")
+        L += ["        return b.build();", "    }", "",
+              f"    public static {model} take({pb} m) {{", f"        {model} v = new {model}();"]
+        for f, t in s.fields:
+            L += self.take(f, t, "        ")
+        L += ["        return v;", "    }", "", f"    public static void visit({pb} m, Hasher h) {{"]
+        for f, t in s.fields:
+            L += self.visit(f, t, "        ")
+        L += ["    }", ""]
+        return L
+
+
+def empty_message(struct: Struct) -> list[int]:
+    """PROTOCOL.md 9: an all-default message is stored as its first field written explicitly
+    with its default (an implicit-presence number or string, or a packed list)."""
+    for number, (_, t) in enumerate(struct.fields, start=1):
+        t = resolve(t)
+        if isinstance(t, Prim) or isinstance(t, Enum):
+            if isinstance(t, Prim) and t.kind == "str":
+                return [number << 3 | 2, 0]
+            if isinstance(t, Prim) and t.kind == "f64":
+                return [number << 3 | 1] + [0] * 8
+            return [number << 3, 0]
+        if isinstance(t, ListOf) and is_number(t.inner):
+            return [number << 3 | 2, 0]
+    raise ValueError(f"{struct.name} has no field to write an empty message with")
+
+
+def enum_arrays() -> list[str]:
+    L = []
+    for name, s in STRUCTS.items():
+        for f, t in s.fields:
+            if isinstance(t, Enum):
+                enum = f"serbench.model.{name}{camel(f)}"
+                L.append(f"    private static final {enum}[] {enum_array(name, f)} = {enum}.values();")
+    return L
+
+
+def proto_source() -> str:
+    L = [HEADER, f"package {PACKAGE};", "", "import serbench.Hasher;", "",
+         "/** Model classes <-> protoc's message classes (schemas/proto), field by field. */",
+         "public final class ProtoConvert {", "    private ProtoConvert() {}", "",
+         *enum_arrays(), "",
+         "    /** The binding of a model id, or null when the model has no message. */",
+         "    public static ProtoRoot<?, ?> root(String model) {", "        switch (model) {"]
+    for model, (root, _) in MODEL_ROOTS.items():
+        empty = ", ".join(str(b) for b in empty_message(STRUCTS[root]))
+        L += [f'            case "{model}":',
+              f"                return new ProtoRoot<>(serbench.model.{root}.class, "
+              f"serbench.pb.{root}.parser(),",
+              f"                    ProtoConvert::put, ProtoConvert::take, ProtoConvert::visit,"
+              f" new byte[] {{{empty}}});"]
+    L += ["            default:", "                return null;", "        }", "    }", ""]
+    for s in STRUCTS.values():
+        L += Proto(s).source()
+    L[-1] = "}"
+    return "\n".join(L) + "\n"
+
+
+def sources() -> dict[str, str]:
+    return {"ProtoConvert.java": proto_source()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="fail when the committed sources differ from the generated ones")
+    args = parser.parse_args()
+    generated = sources()
+    stale = [n for n, text in generated.items()
+             if not (OUT / n).exists() or (OUT / n).read_text() != text]
+    if args.check:
+        if stale:
+            print(f"stale generated Java converters: {', '.join(stale)}; run "
+                  "drivers/java/codegen/generate_schema_codecs.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in stale:
+        (OUT / name).write_text(generated[name])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
