@@ -272,8 +272,270 @@ def proto_source() -> str:
     return "\n".join(L) + "\n"
 
 
+def lower_camel(fname: str) -> str:
+    """flatc's Java accessor name (`protected` dodges the keyword)."""
+    c = camel(fname)
+    name = c[:1].lower() + c[1:]
+    return name + "_" if name in ("protected",) else name
+
+
+class Flat:
+    """flatbuffers-java: tables built bottom-up, read through the generated accessors."""
+
+    def __init__(self, struct: Struct):
+        self.struct = struct
+        self.counter = 0
+
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"{base}{self.counter}"
+
+    @staticmethod
+    def wrapper(t) -> tuple[str, str]:
+        """The table holding a list's element list (Ring, Position) and its field."""
+        return (("serbench.fb.Ring", "Positions") if isinstance(resolve(t.inner), ListOf)
+                else ("serbench.fb.Position", "Values"))
+
+    def put_list(self, owner: str, c: str, e: str, t, ind: str) -> tuple[list[str], str]:
+        """Lines that create the vector of list `e` (field c of table `owner`), and its offset."""
+        inner = resolve(t.inner)
+        o = self.fresh("o")
+        if is_number(inner):
+            return [f"{ind}int {o} = {owner}.create{c}Vector(b, {e});"], o
+        x, k = self.fresh("x"), self.fresh("k")
+        if isinstance(inner, Prim):
+            elem, body = [], f"b.createString({x})"
+        elif isinstance(inner, Struct):
+            elem, body = [], f"put(b, {x})"
+        else:
+            table, field = self.wrapper(inner)
+            elem, w = self.put_list(table, field, x, inner, ind + "    ")
+            short = table.rsplit(".", 1)[1]
+            elem += [f"{ind}    {table}.start{short}(b);", f"{ind}    {table}.add{field}(b, {w});"]
+            body = f"{table}.end{short}(b)"
+        a = self.fresh("a")
+        return [f"{ind}int[] {a} = new int[{e}.length];",
+                f"{ind}for (int {k} = 0; {k} < {a}.length; {k}++) {{",
+                f"{ind}    {jtype(inner)} {x} = {e}[{k}];", *elem,
+                f"{ind}    {a}[{k}] = {body};", f"{ind}}}",
+                f"{ind}int {o} = {owner}.create{c}Vector(b, {a});"], o
+
+    def put(self) -> list[str]:
+        s = self.struct
+        table, model = f"serbench.fb.{s.name}", f"serbench.model.{s.name}"
+        L = [f"    public static int put(FlatBufferBuilder b, {model} v) {{"]
+        adds = []
+        for f, t in s.fields:
+            e, c = f"v.{field_name(f)}", camel(f)
+            t = resolve(t)
+            opt = isinstance(t, Opt)
+            inner = resolve(t.inner) if opt else t
+            if isinstance(inner, Prim) and inner.kind != "str" or isinstance(inner, Enum):
+                value = f"(byte) {e}.ordinal()" if isinstance(inner, Enum) else e
+                add = f"{table}.add{c}(b, {value});"
+                if opt:
+                    # flatc 2.0.8's Java adds an optional scalar with default 0: force it
+                    adds += [f"        if ({e} != null) {{", "            b.forceDefaults(true);",
+                             f"            {add}", "            b.forceDefaults(false);",
+                             "        }"]
+                elif isinstance(inner, Prim) and inner.kind == "f64":
+                    # the builder drops a value == its default 0.0, and -0.0 == 0.0
+                    adds += [f"        b.forceDefaults(FlatOut.negativeZero({e}));",
+                             f"        {add}", "        b.forceDefaults(false);"]
+                else:
+                    adds.append(f"        {add}")
+                continue
+            ind = "            " if opt else "        "
+            if isinstance(inner, Prim):
+                o = self.fresh("o")
+                lines = [f"{ind}int {o} = b.createString({e});"]
+            elif isinstance(inner, Struct):
+                o = self.fresh("o")
+                lines = [f"{ind}int {o} = put(b, {e});"]
+            else:
+                lines, o = self.put_list(table, c, e, inner, ind)
+            if opt:
+                lines[-1] = lines[-1].replace(f"int {o} = ", f"{o} = ")
+                L += [f"        int {o} = 0;", f"        if ({e} != null) {{", *lines, "        }"]
+            else:
+                L += lines
+            adds.append(f"        {table}.add{c}(b, {o});")
+        short = s.name
+        L += [f"        {table}.start{short}(b);", *adds, f"        return {table}.end{short}(b);",
+              "    }", ""]
+        return L
+
+    # --- reading: `c` is the FlatIn context (budget and nesting of one buffer)
+    def vector_type(self, t) -> str:
+        inner = resolve(t.inner)
+        if is_number(inner):
+            return FB_VECTOR[inner.kind]
+        if isinstance(inner, Prim):
+            return "com.google.flatbuffers.StringVector"
+        if isinstance(inner, Struct):
+            return f"serbench.fb.{inner.name}.Vector"
+        return self.wrapper(inner)[0] + ".Vector"
+
+    def elem_table(self, t) -> str:
+        inner = resolve(t.inner)
+        return f"serbench.fb.{inner.name}" if isinstance(inner, Struct) else self.wrapper(inner)[0]
+
+    def width(self, t) -> int:
+        inner = resolve(t.inner)
+        return FB_WIDTH[inner.kind] if isinstance(inner, Prim) else 4
+
+    def take_list(self, target: str, w: str, t, fname: str, ind: str) -> list[str]:
+        """Assigns `target` from the vector `w` (null: absent, read as empty)."""
+        inner = resolve(t.inner)
+        n, a, i = self.fresh("n"), self.fresh("a"), self.fresh("i")
+        elem = jtype(inner)
+        base, dims = elem, ""
+        while base.endswith("[]"):
+            base, dims = base[:-2], dims + "[]"
+        L = [f"{ind}int {n} = c.count({w} == null ? 0 : {w}.length(), {self.width(t)});",
+             f"{ind}{jtype(t)} {a} = new {base}[{n}]{dims};"]
+        if is_number(inner):
+            body = [f"{ind}    {a}[{i}] = {w}.get({i});"]
+        elif isinstance(inner, Prim):
+            body = [f"{ind}    {a}[{i}] = c.str({w}.get({i}));"]
+        else:
+            x = self.fresh("x")
+            L.append(f"{ind}{self.elem_table(t)} {x} = new {self.elem_table(t)}();")
+            if isinstance(inner, Struct):
+                body = [f"{ind}    {a}[{i}] = take({w}.get({x}, {i}), c);"]
+            else:
+                table, field = self.wrapper(inner)
+                v = self.fresh("w")
+                body = [f"{ind}    {w}.get({x}, {i});", f"{ind}    c.table();",
+                        f"{ind}    {self.vector_type(inner)} {v} = {x}.{field[0].lower() + field[1:]}Vector();",
+                        *self.take_list(f"{a}[{i}]", v, inner, fname, ind + "    ")]
+        return L + [f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{", *body, f"{ind}}}",
+                    f"{ind}{target} = {a};"]
+
+    def visit_list(self, w: str, t, fname: str, ind: str) -> list[str]:
+        inner = resolve(t.inner)
+        n, i = self.fresh("n"), self.fresh("i")
+        L = [f"{ind}int {n} = c.count({w} == null ? 0 : {w}.length(), {self.width(t)});",
+             f"{ind}h.word({n});"]
+        if is_number(inner):
+            body = [f"{ind}    {fold_prim(inner.kind, f'{w}.get({i})')}"]
+        elif isinstance(inner, Prim):
+            body = [f"{ind}    h.str(c.str({w}.get({i})));"]
+        else:
+            x = self.fresh("x")
+            L.append(f"{ind}{self.elem_table(t)} {x} = new {self.elem_table(t)}();")
+            if isinstance(inner, Struct):
+                body = [f"{ind}    visit({w}.get({x}, {i}), h, c);"]
+            else:
+                table, field = self.wrapper(inner)
+                v = self.fresh("w")
+                body = [f"{ind}    {w}.get({x}, {i});", f"{ind}    c.table();",
+                        f"{ind}    {self.vector_type(inner)} {v} = {x}.{field[0].lower() + field[1:]}Vector();",
+                        *self.visit_list(v, inner, fname, ind + "    ")]
+        return L + [f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{", *body, f"{ind}}}"]
+
+    def take(self, fname: str, t, ind: str) -> list[str]:
+        target, a = f"v.{field_name(fname)}", lower_camel(fname)
+        where = f"{self.struct.name}.{fname}"
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            if isinstance(inner, Prim) and inner.kind == "str":
+                return [f"{ind}{target} = c.optStr(t.{a}());"]
+            if isinstance(inner, Prim):
+                return [f"{ind}if (t.has{camel(fname)}()) {{", f"{ind}    {target} = t.{a}();",
+                        f"{ind}}}"]
+            if isinstance(inner, Struct):
+                x = self.fresh("x")
+                return [f"{ind}serbench.fb.{inner.name} {x} = t.{a}();",
+                        f"{ind}if ({x} != null) {{", f"{ind}    {target} = take({x}, c);", f"{ind}}}"]
+            w = self.fresh("w")
+            return [f"{ind}{self.vector_type(inner)} {w} = t.{a}Vector();",
+                    f"{ind}if ({w} != null) {{", *self.take_list(target, w, inner, fname, ind + "    "),
+                    f"{ind}}}"]
+        if isinstance(t, Prim):
+            return [f"{ind}{target} = " + (f"c.str(t.{a}());" if t.kind == "str" else f"t.{a}();")]
+        if isinstance(t, Enum):
+            enum = enum_array(self.struct.name, fname)
+            return [f'{ind}{target} = {enum}[FlatIn.ordinal(t.{a}(), {len(t.symbols)}, "{where}")];']
+        if isinstance(t, Struct):
+            return [f'{ind}{target} = take(FlatIn.required(t.{a}(), "{where}"), c);']
+        w = self.fresh("w")
+        return [f"{ind}{self.vector_type(t)} {w} = t.{a}Vector();",
+                *self.take_list(target, w, t, fname, ind)]
+
+    def visit(self, fname: str, t, ind: str) -> list[str]:
+        a = lower_camel(fname)
+        where = f"{self.struct.name}.{fname}"
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            if isinstance(inner, Prim) and inner.kind == "str":
+                return [f"{ind}c.optStr(t.{a}InByteBuffer(c.view()), h);"]
+            if isinstance(inner, Prim):
+                body = [f"{ind}    {fold_prim(inner.kind, f't.{a}()')}"]
+                cond = f"t.has{camel(fname)}()"
+                pre = []
+            elif isinstance(inner, Struct):
+                x = self.fresh("x")
+                pre = [f"{ind}serbench.fb.{inner.name} {x} = t.{a}();"]
+                cond, body = f"{x} != null", [f"{ind}    visit({x}, h, c);"]
+            else:
+                x = self.fresh("w")
+                pre = [f"{ind}{self.vector_type(inner)} {x} = t.{a}Vector();"]
+                cond, body = f"{x} != null", self.visit_list(x, inner, fname, ind + "    ")
+            return [*pre, f"{ind}if ({cond}) {{", f"{ind}    h.word(1);", *body, f"{ind}}} else {{",
+                    f"{ind}    h.word(0);", f"{ind}}}"]
+        if isinstance(t, Prim):
+            if t.kind == "str":
+                return [f"{ind}c.str(t.{a}InByteBuffer(c.view()), h);"]
+            return [f"{ind}{fold_prim(t.kind, f't.{a}()')}"]
+        if isinstance(t, Enum):
+            return [f'{ind}h.word(FlatIn.ordinal(t.{a}(), {len(t.symbols)}, "{where}"));']
+        if isinstance(t, Struct):
+            return [f'{ind}visit(FlatIn.required(t.{a}(), "{where}"), h, c);']
+        w = self.fresh("w")
+        return [f"{ind}{self.vector_type(t)} {w} = t.{a}Vector();",
+                *self.visit_list(w, t, fname, ind)]
+
+    def source(self) -> list[str]:
+        s = self.struct
+        table, model = f"serbench.fb.{s.name}", f"serbench.model.{s.name}"
+        L = self.put()
+        L += [f"    public static {model} take({table} t, FlatIn c) {{", "        c.enter();",
+              f"        {model} v = new {model}();"]
+        for f, t in s.fields:
+            L += self.take(f, t, "        ")
+        L += ["        c.exit();", "        return v;", "    }", "",
+              f"    public static void visit({table} t, Hasher h, FlatIn c) {{", "        c.enter();"]
+        for f, t in s.fields:
+            L += self.visit(f, t, "        ")
+        L += ["        c.exit();", "    }", ""]
+        return L
+
+
+def flat_source() -> str:
+    L = [HEADER, f"package {PACKAGE};", "", "import com.google.flatbuffers.FlatBufferBuilder;",
+         "import serbench.Hasher;", "",
+         "/** Model classes <-> flatc's table classes (schemas/fbs), field by field. */",
+         "public final class FlatConvert {", "    private FlatConvert() {}", "",
+         *enum_arrays(), "",
+         "    /** The binding of a model id, or null when the model has no table. */",
+         "    public static FlatRoot<?, ?> root(String model) {", "        switch (model) {"]
+    for model, (root, _) in MODEL_ROOTS.items():
+        L += [f'            case "{model}":',
+              f"                return new FlatRoot<>(serbench.model.{root}.class, "
+              f"serbench.fb.{root}::getRootAs{root},",
+              f"                    FlatConvert::put, FlatConvert::take, FlatConvert::visit);"]
+    L += ["            default:", "                return null;", "        }", "    }", ""]
+    for s in STRUCTS.values():
+        L += Flat(s).source()
+    L[-1] = "}"
+    return "\n".join(L) + "\n"
+
+
 def sources() -> dict[str, str]:
-    return {"ProtoConvert.java": proto_source()}
+    return {"ProtoConvert.java": proto_source(), "FlatConvert.java": flat_source()}
 
 
 def main() -> int:

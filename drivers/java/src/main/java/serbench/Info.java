@@ -29,6 +29,7 @@ public final class Info {
         {"org.apache.fory", "fory-core"},
         {"com.thoughtworks.xstream", "xstream"},
         {"com.google.protobuf", "protobuf-java"},
+        {"com.google.flatbuffers", "flatbuffers-java"},
     };
 
     public static ObjectNode info() {

@@ -2,6 +2,7 @@ package serbench;
 
 import java.util.List;
 import serbench.methods.Bson;
+import serbench.methods.FlatbuffersMethod;
 import serbench.methods.ForyMethod;
 import serbench.methods.Handcoded;
 import serbench.methods.JavaBuiltin;
@@ -34,7 +35,8 @@ public final class Registry {
         ForyMethod.SPEC,
         Xml.SPEC,
         Raw.SPEC,
-        ProtobufMethod.SPEC);
+        ProtobufMethod.SPEC,
+        FlatbuffersMethod.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand", "micro");
 
