@@ -534,8 +534,175 @@ def flat_source() -> str:
     return "\n".join(L) + "\n"
 
 
+def avro_camel(fname: str) -> str:
+    """The avro SpecificCompiler's accessor suffix (a Java keyword gets a trailing `$`)."""
+    return camel(fname) + ("$" if fname in ("protected",) else "")
+
+
+class Avro:
+    """avro specific records: the avro-maven-plugin's classes, set and read by their accessors."""
+
+    BOXED = {"i8": "Integer", "i16": "Integer", "i32": "Integer", "i64": "Long", "f64": "Double",
+             "bool": "Boolean", "str": "String"}
+
+    def __init__(self, struct: Struct):
+        self.struct = struct
+        self.counter = 0
+
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"{base}{self.counter}"
+
+    def rtype(self, t) -> str:
+        """The record class's Java type of a value (lists are java.util.List of boxed values)."""
+        t = resolve(t)
+        if isinstance(t, Prim):
+            return self.BOXED[t.kind]
+        if isinstance(t, ListOf):
+            return f"java.util.List<{self.rtype(t.inner)}>"
+        if isinstance(t, Struct):
+            return f"serbench.avro.{t.name}"
+        raise ValueError(t)
+
+    def put_value(self, e: str, t, ind: str) -> tuple[list[str], str]:
+        """Lines computing the record value of model value `e`, and that value."""
+        t = resolve(t)
+        if isinstance(t, Prim):
+            return [], e
+        if isinstance(t, Struct):
+            return [], f"put({e})"
+        if isinstance(t, Enum):
+            return [], f"{enum_array('AVRO_' + self.struct.name, '')}[{e}.ordinal()]"
+        inner = resolve(t.inner)
+        lst, x = self.fresh("l"), self.fresh("x")
+        lines, value = self.put_value(x, inner, ind + "    ")
+        return [f"{ind}{self.rtype(t)} {lst} = new java.util.ArrayList<>({e}.length);",
+                f"{ind}for ({jtype(inner)} {x} : {e}) {{", *lines, f"{ind}    {lst}.add({value});",
+                f"{ind}}}"], lst
+
+    def put(self, fname: str, t, ind: str) -> list[str]:
+        e, c = f"v.{field_name(fname)}", avro_camel(fname)
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            if isinstance(inner, Prim):
+                return [f"{ind}r.set{c}({e});"]
+            lines, value = self.put_value(e, inner, ind + "    ")
+            return [f"{ind}if ({e} != null) {{", *lines, f"{ind}    r.set{c}({value});", f"{ind}}}"]
+        lines, value = self.put_value(e, t, ind)
+        return [*lines, f"{ind}r.set{c}({value});"]
+
+    def take_value(self, target: str, x: str, t, ind: str) -> list[str]:
+        t = resolve(t)
+        if isinstance(t, Prim):
+            cast = f"({PRIM[t.kind]}) (int) " if t.kind in ("i8", "i16") else ""
+            return [f"{ind}{target} = {cast}{x};"]
+        if isinstance(t, Struct):
+            return [f"{ind}{target} = take({x});"]
+        if isinstance(t, Enum):
+            return [f"{ind}{target} = {enum_array(self.struct.name, '')}[{x}.ordinal()];"]
+        inner = resolve(t.inner)
+        lst, n, a, i = self.fresh("l"), self.fresh("n"), self.fresh("a"), self.fresh("i")
+        base, dims = jtype(inner), ""
+        while base.endswith("[]"):
+            base, dims = base[:-2], dims + "[]"
+        return [f"{ind}{self.rtype(t)} {lst} = {x};", f"{ind}int {n} = {lst}.size();",
+                f"{ind}{jtype(t)} {a} = new {base}[{n}]{dims};",
+                f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
+                *self.take_value(f"{a}[{i}]", f"{lst}.get({i})", inner, ind + "    "), f"{ind}}}",
+                f"{ind}{target} = {a};"]
+
+    def take(self, fname: str, t, ind: str) -> list[str]:
+        target, c = f"v.{field_name(fname)}", avro_camel(fname)
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            if isinstance(inner, Prim):
+                return [f"{ind}{target} = r.get{c}();"]
+            x = self.fresh("o")
+            return [f"{ind}{self.rtype(inner)} {x} = r.get{c}();", f"{ind}if ({x} != null) {{",
+                    *self.take_value(target, x, inner, ind + "    "), f"{ind}}}"]
+        return self.take_value(target, f"r.get{c}()", t, ind)
+
+    def visit_value(self, x: str, t, ind: str) -> list[str]:
+        t = resolve(t)
+        if isinstance(t, Prim):
+            cast = f"({PRIM[t.kind]}) (int) " if t.kind in ("i8", "i16") else ""
+            return [f"{ind}{fold_prim(t.kind, cast + x)}"]
+        if isinstance(t, Struct):
+            return [f"{ind}visit({x}, h);"]
+        if isinstance(t, Enum):
+            return [f"{ind}h.word({x}.ordinal());"]
+        inner = resolve(t.inner)
+        lst, n, i = self.fresh("l"), self.fresh("n"), self.fresh("i")
+        return [f"{ind}{self.rtype(t)} {lst} = {x};", f"{ind}int {n} = {lst}.size();",
+                f"{ind}h.word({n});", f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
+                *self.visit_value(f"{lst}.get({i})", inner, ind + "    "), f"{ind}}}"]
+
+    def visit(self, fname: str, t, ind: str) -> list[str]:
+        c = avro_camel(fname)
+        t = resolve(t)
+        if isinstance(t, Opt):
+            inner = resolve(t.inner)
+            x = self.fresh("o")
+            return [f"{ind}{self.rtype(inner)} {x} = r.get{c}();", f"{ind}if ({x} == null) {{",
+                    f"{ind}    h.word(0);", f"{ind}}} else {{", f"{ind}    h.word(1);",
+                    *self.visit_value(x, inner, ind + "    "), f"{ind}}}"]
+        return self.visit_value(f"r.get{c}()", t, ind)
+
+    def source(self) -> list[str]:
+        s = self.struct
+        model, rec = f"serbench.model.{s.name}", f"serbench.avro.{s.name}"
+        L = [f"    public static {rec} put({model} v) {{", f"        {rec} r = new {rec}();"]
+        for f, t in s.fields:
+            L += self.put(f, t, "        ")
+        L += ["        return r;", "    }", "",
+              f"    public static {model} take({rec} r) {{", f"        {model} v = new {model}();"]
+        for f, t in s.fields:
+            L += self.take(f, t, "        ")
+        L += ["        return v;", "    }", "", f"    public static void visit({rec} r, Hasher h) {{"]
+        for f, t in s.fields:
+            L += self.visit(f, t, "        ")
+        L += ["    }", ""]
+        return L
+
+
+def avro_source() -> str:
+    L = [HEADER, f"package {PACKAGE};", "", "import serbench.Hasher;", "",
+         "/** Model classes <-> the avro specific records of schemas/avro, field by field. */",
+         "public final class AvroConvert {", "    private AvroConvert() {}", ""]
+    for name, s in STRUCTS.items():
+        for f, t in s.fields:
+            if isinstance(t, Enum):
+                enum = f"serbench.model.{name}{camel(f)}"
+                avro_enum = f"serbench.avro.{name}{camel(f)}"
+                L.append(f"    private static final {enum}[] {enum_array(name, '')} = {enum}.values();")
+                L.append(f"    private static final {avro_enum}[] {enum_array('AVRO_' + name, '')} = "
+                         f"{avro_enum}.values();")
+    classes = []
+    for name, s in STRUCTS.items():
+        classes.append(f"serbench.avro.{name}.class")
+        classes += [f"serbench.avro.{name}{camel(f)}.class" for f, t in s.fields if isinstance(t, Enum)]
+    L += ["", "    /** Every record and enum class, which avro must be told to trust. */",
+          "    public static final java.util.List<Class<?>> CLASSES = java.util.List.of(",
+          "        " + ",\n        ".join(classes) + ");"]
+    L += ["", "    /** The binding of a model id, or null when the model has no record. */",
+          "    public static AvroRoot<?, ?> root(String model) {", "        switch (model) {"]
+    for model, (root, _) in MODEL_ROOTS.items():
+        L += [f'            case "{model}":',
+              f"                return new AvroRoot<>(serbench.model.{root}.class, "
+              f"serbench.avro.{root}.class,",
+              f"                    AvroConvert::put, AvroConvert::take, AvroConvert::visit);"]
+    L += ["            default:", "                return null;", "        }", "    }", ""]
+    for s in STRUCTS.values():
+        L += Avro(s).source()
+    L[-1] = "}"
+    return "\n".join(L) + "\n"
+
+
 def sources() -> dict[str, str]:
-    return {"ProtoConvert.java": proto_source(), "FlatConvert.java": flat_source()}
+    return {"ProtoConvert.java": proto_source(), "FlatConvert.java": flat_source(),
+            "AvroConvert.java": avro_source()}
 
 
 def main() -> int:

@@ -30,6 +30,7 @@ public final class Info {
         {"com.thoughtworks.xstream", "xstream"},
         {"com.google.protobuf", "protobuf-java"},
         {"com.google.flatbuffers", "flatbuffers-java"},
+        {"org.apache.avro", "avro"},
     };
 
     public static ObjectNode info() {

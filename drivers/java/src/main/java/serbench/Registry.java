@@ -1,6 +1,7 @@
 package serbench;
 
 import java.util.List;
+import serbench.methods.AvroMethod;
 import serbench.methods.Bson;
 import serbench.methods.FlatbuffersMethod;
 import serbench.methods.ForyMethod;
@@ -36,7 +37,8 @@ public final class Registry {
         Xml.SPEC,
         Raw.SPEC,
         ProtobufMethod.SPEC,
-        FlatbuffersMethod.SPEC);
+        FlatbuffersMethod.SPEC,
+        AvroMethod.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand", "micro");
 
