@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
-import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
@@ -78,19 +77,22 @@ public final class AvroMethod<T, R extends SpecificRecord> implements Codec<T> {
     private R read(ByteBuffer page, int off, int len) {
         decoder = DecoderFactory.get().binaryDecoder(page.array(), page.arrayOffset() + off, len,
             decoder);
+        boolean end;
         try {
             reused = reader.read(reused, decoder);
-            if (!decoder.isEnd()) {
-                throw new DecodeException(-1, "trailing bytes after the avro "
-                    + root.record().getSimpleName() + " datum (" + len + " bytes)");
-            }
-            return reused;
-        } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException
-                | ClassCastException | NegativeArraySizeException e) {
+            end = decoder.isEnd();
+        } catch (IOException | RuntimeException e) {
+            // avro reports damage as EOF, AvroRuntimeException, its size limits'
+            // UnsupportedOperationException, index errors ...; all are this datum's fault
             reused = null; // a half-decoded tree is not reused
             throw new DecodeException(-1, "not a valid avro " + root.record().getSimpleName()
                 + " datum (" + len + " bytes): " + e);
         }
+        if (!end) {
+            throw new DecodeException(-1, "trailing bytes after the avro "
+                + root.record().getSimpleName() + " datum (" + len + " bytes)");
+        }
+        return reused;
     }
 
     @Override
