@@ -21,6 +21,7 @@ import serbench.Registry;
 import serbench.Vectors;
 import serbench.model.Models;
 import serbench.model.ModelType;
+import serbench.model.Org;
 import serbench.model.Trade;
 import serbench.model.Tweet;
 import serbench.tasks.Json;
@@ -159,5 +160,15 @@ class SchemaFormatsTest {
         Codec<Tweet> codec = Registry.method("flatbuffers").codec(tweets);
         byte[] bytes = encode("flatbuffers", tweets, t);
         assertTrue(tweets.same(t, codec.decode(ByteBuffer.wrap(bytes), 0, bytes.length)));
+
+        ModelType<Org> orgs = Models.ALL.stream().filter(m -> m.type == Org.class)
+            .map(m -> (ModelType<Org>) (ModelType<?>) m).findFirst().orElseThrow();
+        Org o = Json.load(Vectors.jsonl("org"), orgs).stream()
+            .filter(x -> x.attributes.length > 0).findFirst().orElseThrow();
+        o.attributes[0].percent = -0.0;
+        byte[] org = encode("flatbuffers", orgs, o);
+        Org back = Registry.method("flatbuffers").codec(orgs).decode(ByteBuffer.wrap(org), 0,
+            org.length);
+        assertEquals(Long.MIN_VALUE, Double.doubleToRawLongBits(back.attributes[0].percent));
     }
 }
