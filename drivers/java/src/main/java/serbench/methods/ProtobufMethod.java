@@ -3,6 +3,7 @@ package serbench.methods;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
+import com.google.protobuf.RuntimeVersion;
 import java.nio.ByteBuffer;
 import java.util.List;
 import serbench.Bytes;
@@ -38,6 +39,20 @@ public final class ProtobufMethod<T, M extends MessageLite> implements Codec<T> 
     @SuppressWarnings("unchecked")
     static <T> Codec<T> of(ModelType<T> model) {
         return new ProtobufMethod<>(model, (ProtoRoot<T, MessageLite>) ProtoConvert.root(model.id));
+    }
+
+    /**
+     * The loaded runtime's version (its jar has no Maven metadata), read reflectively: the
+     * constants of RuntimeVersion would be inlined at compile time.
+     */
+    public static String runtimeVersion() {
+        try {
+            Class<?> v = RuntimeVersion.class;
+            return v.getField("MAJOR").get(null) + "." + v.getField("MINOR").get(null) + "."
+                + v.getField("PATCH").get(null) + v.getField("SUFFIX").get(null);
+        } catch (ReflectiveOperationException e) {
+            return "unknown";
+        }
     }
 
     @Override
