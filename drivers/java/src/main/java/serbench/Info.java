@@ -28,6 +28,8 @@ public final class Info {
         {"de.undercouch", "bson4jackson"},
         {"org.apache.fory", "fory-core"},
         {"com.thoughtworks.xstream", "xstream"},
+        {"com.google.flatbuffers", "flatbuffers-java"},
+        {"org.apache.avro", "avro"},
     };
 
     public static ObjectNode info() {
@@ -39,6 +41,7 @@ public final class Info {
         for (String[] lib : LIBRARIES) {
             libs.put(lib[1], libraryVersion(lib[0], lib[1]));
         }
+        libs.put("protobuf-java", serbench.methods.ProtobufMethod.runtimeVersion());
         ArrayNode models = o.putArray("models");
         Models.ALL.forEach(m -> models.add(m.id));
         ArrayNode tasks = o.putArray("tasks");

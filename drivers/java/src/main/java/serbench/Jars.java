@@ -44,7 +44,11 @@ public final class Jars {
         Map.entry("fory", List.of("org.apache.fory.Fory", "org.codehaus.janino.SimpleCompiler",
             "org.codehaus.commons.compiler.CompileException")),
         Map.entry("xml", List.of("com.thoughtworks.xstream.XStream",
-            "io.github.xstream.mxparser.MXParser", "org.xmlpull.v1.XmlPullParser")));
+            "io.github.xstream.mxparser.MXParser", "org.xmlpull.v1.XmlPullParser")),
+        Map.entry("protobuf", List.of("com.google.protobuf.Message")),
+        Map.entry("flatbuffers", List.of("com.google.flatbuffers.FlatBufferBuilder")),
+        Map.entry("avro", List.of("org.apache.avro.Schema", JACKSON_CORE, JACKSON_DATABIND,
+            JACKSON_ANNOTATIONS, "org.slf4j.Logger")));
 
     /** `[{name, bytes}]` of the method's jars, or null for a method missing from CLASSES. */
     public static ArrayNode json(String method) {

@@ -1,7 +1,9 @@
 package serbench;
 
 import java.util.List;
+import serbench.methods.AvroMethod;
 import serbench.methods.Bson;
+import serbench.methods.FlatbuffersMethod;
 import serbench.methods.ForyMethod;
 import serbench.methods.Handcoded;
 import serbench.methods.JavaBuiltin;
@@ -11,6 +13,7 @@ import serbench.methods.JsonMethod;
 import serbench.methods.KryoMethod;
 import serbench.methods.Msgpack;
 import serbench.methods.MethodSpec;
+import serbench.methods.ProtobufMethod;
 import serbench.methods.Raw;
 import serbench.methods.Xml;
 
@@ -32,7 +35,10 @@ public final class Registry {
         Bson.SPEC,
         ForyMethod.SPEC,
         Xml.SPEC,
-        Raw.SPEC);
+        Raw.SPEC,
+        ProtobufMethod.SPEC,
+        FlatbuffersMethod.SPEC,
+        AvroMethod.SPEC);
 
     public static final List<String> TASKS = List.of("write", "read_seq", "read_rand",
         "read_par", "sort_dedup", "memory", "micro");

@@ -1,0 +1,124 @@
+package serbench.methods.schema;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import serbench.Hasher;
+import serbench.wire.DecodeException;
+
+/**
+ * The checks of one flatbuffers read, which the 2.0.8 Java runtime has no verifier for.
+ * Every access of the generated accessors is bounds-checked by ByteBuffer (the codec turns
+ * those failures into decode errors naming the buffer); this context bounds what offsets
+ * alone cannot: nesting (a table pointing back at itself) and the total work (offsets that
+ * share one big vector many times). A buffer written without sharing spends at most its own
+ * length: 4 bytes per table, the length word and elements of every vector and string.
+ */
+public final class FlatIn {
+    private static final int MAX_NESTING = 64;
+
+    private long budget;
+    private int nesting;
+    private ByteBuffer view;
+
+    /** Starts the read of one buffer (position 0, limit its length). */
+    public void reset(ByteBuffer buffer) {
+        budget = buffer.limit();
+        nesting = 0;
+        view = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    /** A scratch view of the buffer that the generated *InByteBuffer accessors position. */
+    ByteBuffer view() {
+        return view;
+    }
+
+    private void spend(long bytes) {
+        budget -= bytes;
+        if (budget < 0) {
+            throw new DecodeException(-1, "offsets reach more data than the buffer holds "
+                + "(shared or overlapping tables, vectors or strings)");
+        }
+    }
+
+    void enter() {
+        table();
+        if (++nesting > MAX_NESTING) {
+            throw new DecodeException(-1, "tables nested deeper than " + MAX_NESTING);
+        }
+    }
+
+    void exit() {
+        nesting--;
+    }
+
+    void table() {
+        spend(4);
+    }
+
+    int count(int n, int width) {
+        if (n < 0) {
+            throw new DecodeException(-1, "a vector of negative length " + n);
+        }
+        spend(4 + (long) n * width);
+        return n;
+    }
+
+    /** A required string: missing reads as empty. */
+    String str(String s) {
+        if (s == null) {
+            return "";
+        }
+        spend(4 + s.length());
+        return s;
+    }
+
+    String optStr(String s) {
+        return s == null ? null : str(s);
+    }
+
+    /** Folds a required string's bytes in place (null: missing, folds as empty). */
+    void str(ByteBuffer b, Hasher h) {
+        if (b == null) {
+            h.word(0);
+            return;
+        }
+        int at = b.position();
+        int end = b.limit();
+        spend(4 + end - at);
+        h.word(end - at);
+        for (; at + 8 <= end; at += 8) {
+            h.word(b.getLong(at));
+        }
+        if (at < end) {
+            long w = 0;
+            for (int k = end - 1; k >= at; k--) {
+                w = (w << 8) | (b.get(k) & 0xff);
+            }
+            h.word(w);
+        }
+    }
+
+    void optStr(ByteBuffer b, Hasher h) {
+        if (b == null) {
+            h.word(0);
+        } else {
+            h.word(1);
+            str(b, h);
+        }
+    }
+
+    static <X> X required(X table, String field) {
+        if (table == null) {
+            throw new DecodeException(-1, "required table " + field + " is missing");
+        }
+        return table;
+    }
+
+    static int ordinal(byte value, int count, String field) {
+        if (value < 0 || value >= count) {
+            throw new DecodeException(-1, field + " holds " + value + ", not an enum value 0.."
+                + (count - 1));
+        }
+        return value;
+    }
+}
