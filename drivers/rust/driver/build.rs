@@ -22,6 +22,7 @@ fn main() {
     }
     generate_protobuf(&workspace.join("../../schemas/proto"));
     generate_flatbuffers(&workspace.join("../../schemas/fbs"));
+    generate_capnp(&workspace.join("../../schemas/capnp"));
 
     println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", linked_libraries());
 
@@ -204,4 +205,123 @@ fn generate_flatbuffers(schemas: &Path) {
         })
         .collect();
     fs::write(&root, rewritten).unwrap();
+}
+
+/// capnpc code for every model's structs (`capnp/<file>_capnp.rs` in OUT_DIR, compiled by
+/// Debian's capnp 0.9.2), placed under `crate::methods::capnp::generated` where their imports
+/// point, and `capnp/fields.rs`: one `capnp_records!` line per struct naming its generated
+/// accessors field by field, so the codec's glue follows the schemas instead of restating them.
+fn generate_capnp(schemas: &Path) {
+    println!("cargo:rerun-if-changed={}", schemas.display());
+    let out = Path::new(&env::var("OUT_DIR").unwrap()).join("capnp");
+    fs::create_dir_all(&out).unwrap();
+    let mut files: Vec<_> = fs::read_dir(schemas)
+        .expect("schemas/capnp exists")
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "capnp"))
+        .collect();
+    files.sort();
+    let mut command = capnpc::CompilerCommand::new();
+    command
+        .src_prefix(schemas)
+        .output_path(&out)
+        .default_parent_module(["methods", "capnp", "generated"].map(String::from).to_vec());
+    for file in &files {
+        command.file(file);
+    }
+    command.run().expect("capnp (Debian's 0.9.2) compiles schemas/capnp");
+
+    let mut modules = String::new();
+    let mut records = String::from("capnp_records! {\n");
+    for file in &files {
+        let module = format!("{}_capnp", file.file_stem().unwrap().to_string_lossy());
+        let path = out.join(format!("{module}.rs"));
+        modules.push_str(&format!(
+            "#[allow(clippy::all, unused, unused_qualifications)]\npub mod {module} {{ include!({:?}); }}\n",
+            path.display().to_string()
+        ));
+        records.push_str(&capnp_records(&module, &fs::read_to_string(file).unwrap()));
+    }
+    records.push_str("}\n");
+    fs::write(out.join("modules.rs"), modules).unwrap();
+    fs::write(out.join("fields.rs"), records).unwrap();
+}
+
+/// `Native in module::snake { field: kind presence (accessors), … }` for every struct of one
+/// schema file (schemas/README.md: one field per line, optional pointers marked
+/// `# optional`, optional scalars as `name :union { absent @n :Void; value @m :T; }`).
+fn capnp_records(module: &str, schema: &str) -> String {
+    let enums: BTreeSet<&str> = schema
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("enum "))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let mut out = String::new();
+    let mut record: Option<String> = None;
+    for line in schema.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix("struct ").and_then(|l| l.strip_suffix(" {")) {
+            out.push_str(&format!("    {name} in {module}::{} {{\n", snake(name)));
+            record = Some(snake(name));
+        } else if line == "}" {
+            if record.take().is_some() {
+                out.push_str("    }\n");
+            }
+        } else if let (Some(record), Some((name, rest))) = (&record, line.split_once(' ')) {
+            if name.starts_with('#') {
+                continue;
+            }
+            out.push_str(&format!("        {}\n", capnp_field(module, record, &enums, name, rest)));
+        }
+    }
+    out
+}
+
+/// `field: kind (accessors),` of one field line of struct `record`.
+fn capnp_field(module: &str, record: &str, enums: &BTreeSet<&str>, name: &str, rest: &str) -> String {
+    let field = snake(name);
+    let native = if field == "type" { "r#type".to_string() } else { field.clone() };
+    let get = format!("get_{field}");
+    let has = format!("has_{field}");
+    let presence = if rest.contains("# optional") { "optional" } else { "required" };
+    let ty = rest
+        .split_once(':')
+        .and_then(|(_, t)| t.split(';').next())
+        .unwrap_or_else(|| panic!("{record}.{name}: a field has a type"))
+        .trim();
+    let kind = if ty.starts_with("union") {
+        format!("union ({get}, {module}::{record}::{field})")
+    } else if ty == "Text" {
+        format!("text {presence} ({get}, {has}, set_{field})")
+    } else if ty.starts_with("List(") {
+        format!("list {presence} ({get}, {has}, init_{field})")
+    } else if is_primitive(ty) || enums.contains(ty) {
+        format!("scalar ({get}, set_{field})")
+    } else {
+        format!("record {presence} ({get}, {has}, init_{field})")
+    };
+    format!("{native}: {kind},")
+}
+
+fn is_primitive(ty: &str) -> bool {
+    matches!(
+        ty,
+        "Bool" | "Int8" | "Int16" | "Int32" | "Int64" | "UInt8" | "UInt16" | "UInt32" | "UInt64"
+            | "Float32" | "Float64"
+    )
+}
+
+/// capnp's lowerCamelCase / UpperCamelCase name as capnpc's Rust snake_case.
+fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

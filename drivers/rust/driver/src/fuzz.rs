@@ -6,7 +6,8 @@
 //! what the readers promise on the inputs they accept.
 //!
 //! Input formats (the first byte picks the model, so one corpus covers all eight):
-//! - [`decoder`]: `[model byte][one object's bytes]`.
+//! - [`decoder`]: `[model byte][one object's bytes]`; the bytes are read 8-aligned, as the
+//!   page reader gives them.
 //! - [`paged`]: `[flags][index length, u32 LE][index file][data file]`; flags: bits 0-2 the
 //!   model, bit 3 read through `raw` instead of `handcoded`, bit 4 recompute the entries
 //!   hash first (so mutated entries reach the entry checks and the page reads behind them).
@@ -30,17 +31,30 @@ pub fn model_of(byte: u8) -> ModelId {
     ModelId::ALL[byte as usize % ModelId::ALL.len()]
 }
 
-/// Decodes one object with `method` at every depth it reads. When the bytes decode, every
-/// depth must give the same checksum, and the decoded value must encode to bytes that decode
-/// to the same value again (`canonical`: to the very same bytes, for a method with one
-/// encoding per value).
+/// Decodes one object with `method` read as `variant` at every depth it reads. When the bytes
+/// decode, every depth must give the same checksum, and the decoded value must encode to
+/// bytes that decode to the same value again (`canonical`: to the very same bytes, for a
+/// method with one encoding per value).
 /// Returns whether the bytes decoded.
-pub fn decoder(method: &str, canonical: bool, data: &[u8]) -> bool {
+pub fn decoder(method: &str, variant: &str, canonical: bool, data: &[u8]) -> bool {
     let Some((&model, bytes)) = data.split_first() else {
         return false;
     };
-    let job = Decode { bytes, canonical };
-    with_codec(method, "", model_of(model), job).expect("a method of the registry")
+    // libFuzzer's input starts at an allocation, the object one byte later
+    let mut words = vec![0u64; bytes.len().div_ceil(8)];
+    let aligned = &mut words_as_bytes(&mut words)[..bytes.len()];
+    aligned.copy_from_slice(bytes);
+    let job = Decode {
+        bytes: aligned,
+        canonical,
+    };
+    with_codec(method, variant, model_of(model), job).expect("a method of the registry")
+}
+
+/// The bytes of `words` (8-aligned).
+fn words_as_bytes(words: &mut [u64]) -> &mut [u8] {
+    // SAFETY: u64 has no padding and every byte pattern is a valid u8
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) }
 }
 
 struct Decode<'a> {
@@ -193,6 +207,13 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             input.extend_from_slice(&object);
             out.push(("handcoded", format!("{model}-{n}"), input));
         }
+        let Seeds { objects, .. } =
+            with_codec("rkyv", "validate", model, MakeSeeds).expect("rkyv is registered");
+        for (n, object) in objects.into_iter().enumerate() {
+            let mut input = vec![m as u8];
+            input.extend_from_slice(&object);
+            out.push(("rkyv", format!("{model}-{n}"), input));
+        }
         let (index, pages) = file;
         out.push((
             "paged",
@@ -319,7 +340,8 @@ mod tests {
     fn every_seed_reads_back_whole() {
         for (target, name, bytes) in seeds() {
             match target {
-                "handcoded" => assert!(decoder("handcoded", true, &bytes), "{name}"),
+                "handcoded" => assert!(decoder("handcoded", "", true, &bytes), "{name}"),
+                "rkyv" => assert!(decoder("rkyv", "validate", false, &bytes), "{name}"),
                 _ => {
                     let (index, pages, flags) = split_paged(&bytes).unwrap();
                     let mut fixed = index.to_vec();
@@ -344,14 +366,16 @@ mod tests {
     fn bad_inputs_are_errors_not_panics() {
         for (_, _, bytes) in seeds() {
             for cut in [0, 1, 5, bytes.len() / 2, bytes.len() - 1] {
-                decoder("handcoded", true, &bytes[..cut]);
+                decoder("handcoded", "", true, &bytes[..cut]);
+                decoder("rkyv", "validate", false, &bytes[..cut]);
                 paged(&bytes[..cut]);
             }
             let mut flipped = bytes.clone();
             for i in (0..flipped.len()).step_by(7) {
                 flipped[i] ^= 0x5a;
             }
-            decoder("handcoded", true, &flipped);
+            decoder("handcoded", "", true, &flipped);
+            decoder("rkyv", "validate", false, &flipped);
             paged(&flipped);
             flipped[0] |= FIX_HASH_BIT;
             paged(&flipped);

@@ -98,6 +98,7 @@ registry! {
         crate::methods::rkyv::Rkyv,
         crate::methods::protobuf::Protobuf,
         crate::methods::flatbuffers::Flatbuffers,
+        crate::methods::capnp::Capnp,
     }
     tasks {
         crate::tasks::write::Write,

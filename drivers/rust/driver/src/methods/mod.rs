@@ -7,6 +7,7 @@ pub mod bincode;
 pub mod bincode2;
 pub mod bitcode;
 pub mod bson;
+pub mod capnp;
 pub mod flatbuffers;
 pub mod flexbuffers;
 pub mod handcoded;

@@ -2,5 +2,5 @@
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    serbench_driver::fuzz::decoder("handcoded", true, data);
+    serbench_driver::fuzz::decoder("handcoded", "", true, data);
 });
