@@ -46,8 +46,8 @@ def field_name(name: str) -> str:
     return ident + "_" if ident in ("protected", "type", "default") else ident
 
 
-class Gen:
-    """Emits the statements of one struct class; `fresh` names temporaries."""
+class Emitter:
+    """Emits the code of one struct; `fresh` names temporaries."""
 
     def __init__(self, struct: Struct):
         self.struct = struct
@@ -56,6 +56,10 @@ class Gen:
     def fresh(self, base: str) -> str:
         self.counter += 1
         return f"{base}{self.counter}"
+
+
+class Gen(Emitter):
+    """Emits the statements of one struct class."""
 
     def enum_name(self, fname: str) -> str:
         return self.struct.name + camel(fname)

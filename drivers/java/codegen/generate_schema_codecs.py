@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_models import HEADER as MODEL_HEADER, camel, field_name  # noqa: E402
+from generate_models import HEADER as MODEL_HEADER, Emitter, camel, field_name  # noqa: E402
 from serbench.models import MODEL_ROOTS, STRUCTS, Enum, ListOf, Opt, Prim, Struct, resolve  # noqa: E402
 
 OUT = REPO / "drivers" / "java" / "src" / "main" / "java" / "serbench" / "methods" / "schema"
@@ -63,16 +63,8 @@ def enum_array(struct: str, fname: str) -> str:
     return f"{struct.upper()}_{fname.upper()}"
 
 
-class Proto:
+class Proto(Emitter):
     """protobuf-java: messages built through builders, read through the message getters."""
-
-    def __init__(self, struct: Struct):
-        self.struct = struct
-        self.counter = 0
-
-    def fresh(self, base: str) -> str:
-        self.counter += 1
-        return f"{base}{self.counter}"
 
     @staticmethod
     def msg(t) -> str:
@@ -279,16 +271,8 @@ def lower_camel(fname: str) -> str:
     return name + "_" if name in ("protected",) else name
 
 
-class Flat:
+class Flat(Emitter):
     """flatbuffers-java: tables built bottom-up, read through the generated accessors."""
-
-    def __init__(self, struct: Struct):
-        self.struct = struct
-        self.counter = 0
-
-    def fresh(self, base: str) -> str:
-        self.counter += 1
-        return f"{base}{self.counter}"
 
     @staticmethod
     def wrapper(t) -> tuple[str, str]:
@@ -539,19 +523,11 @@ def avro_camel(fname: str) -> str:
     return camel(fname) + ("$" if fname in ("protected",) else "")
 
 
-class Avro:
+class Avro(Emitter):
     """avro specific records: the avro-maven-plugin's classes, set and read by their accessors."""
 
     BOXED = {"i8": "Integer", "i16": "Integer", "i32": "Integer", "i64": "Long", "f64": "Double",
              "bool": "Boolean", "str": "String"}
-
-    def __init__(self, struct: Struct):
-        self.struct = struct
-        self.counter = 0
-
-    def fresh(self, base: str) -> str:
-        self.counter += 1
-        return f"{base}{self.counter}"
 
     def rtype(self, t) -> str:
         """The record class's Java type of a value (lists are java.util.List of boxed values)."""
