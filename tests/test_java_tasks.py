@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,16 @@ def test_sort_dedup_stays_within_its_budget_in_a_heap_smaller_than_the_input(
     assert counters["runs"] >= 10 and counters["peak_held_bytes"] <= BUDGET
     grown = counters["peak_rss_bytes"] - counters["rss_start_bytes"]
     assert grown <= BUDGET + HEAP + NATIVE_SLACK, f"{grown:,} bytes over the start"
+
+
+def test_the_launcher_shares_the_classes_of_this_build_and_names_no_directory():
+    """Class Data Sharing (drivers/java/serbench-java): an archive made from this very jar,
+    used by every JVM, and reported in info's flags by file name only."""
+    info = json.loads(subprocess.run([str(JAVA), "info"], capture_output=True, check=True,
+                                     text=True).stdout)
+    flags = info["toolchain"]["flags"].split()
+    assert "-XX:SharedArchiveFile=serbench-java.jsa" in flags
+    assert not [f for f in flags if "/" in f], flags
+    target = JAVA.parent / "target"
+    archive, jar = target / "serbench-java.jsa", target / "serbench-java.jar"
+    assert archive.stat().st_mtime >= jar.stat().st_mtime

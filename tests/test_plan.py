@@ -75,6 +75,10 @@ ERRORS = [
     (GROUP + 'modes = ["seq", "zigzag"]\n', "group[1].modes", "seq, rand"),
     (GROUP + 'buffers = []\n', "group[1].buffers", "fresh, reused"),
     (GROUP + 'budget_bytes = [100]\n', "group[1].budget_bytes", ">= 4096"),
+    ('[[group]]\ntasks = ["sort_dedup"]\nbudget_bytes = [65536]\n', "group[1].budget_bytes",
+     "below three pages of page_size 262144"),
+    ('[params]\npage_size = 4096\nbudget_bytes = [8192, 65536]\n[[group]]\ntasks = ["sort_dedup"]\n',
+     "group[1].budget_bytes", "give at least 12288"),
     (GROUP + 'iterations = 0\n', "group[1].iterations", ">= 1"),
     (GROUP + 'sweep_k = []\n', "group[1].sweep_k", "at least one"),
     (GROUP + 'models = ["part", "order"]\n', "group[1].models", "unknown id 'order'"),
@@ -226,6 +230,7 @@ ALL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory
 
 def new_task_cells(model: str = "trade", **params):
     text = ("[params]\nn = [5, 50]\nthreads = [1, 2]\nbudget_bytes = [8192, 65536]\n"
+            "page_size = 2048\n"
             'sweep_k = [100, 1000]\n' + "".join(f"{k} = {v}\n" for k, v in params.items())
             + f'[[group]]\ntasks = {list(ALL_TASKS)!r}\nmodels = ["{model}"]\n'.replace("'", '"'))
     return cells_of(text, infos={"rust": info(tasks=ALL_TASKS[:-1])}, sizes={model: 20})

@@ -101,10 +101,12 @@ class Fixture:
              json.dumps(counters or {}), "{}"])
         if base_ns is not None:
             measured, warmup = sample_times(base_ns)
+            # a Java cell's JVM marks its first repetition (here the warm-up) cold-JIT
+            jit = (lambda state: json.dumps({"jit": state})) if language == "java" else None
             self.samples.append([run, self.cell_id, 0, True, warmup, warmup * 7 // 10,
-                                 warmup * 3 // 10, None])
-            self.samples += [[run, self.cell_id, rep, False, t, t * 7 // 10, t - t * 7 // 10, None]
-                             for rep, t in enumerate(measured)]
+                                 warmup * 3 // 10, jit and jit("cold")])
+            self.samples += [[run, self.cell_id, rep, False, t, t * 7 // 10, t - t * 7 // 10,
+                              jit and jit("warm")] for rep, t in enumerate(measured)]
             if status == "ok":
                 self.medians[(run, task, model, language, method, depth, variant, n)] = \
                     statistics.median(measured)
@@ -356,7 +358,8 @@ def test_status_table_lists_invalid_failed_and_unsupported(rendered):
 def test_ranking_marks_series_without_numbers(rendered):
     md = rendered["md"]
     seq = markdown_table(md, "Ranking: read_seq · part, depth access, n = 1,000")
-    assert ["—", "java · handcoded · access", "", "", "", "", "", "**unsupported**"] in seq
+    # blank: median, min–max, × best, × own raw, cold JIT, reps
+    assert ["—", "java · handcoded · access", *[""] * 6, "**unsupported**"] in seq
     rand = markdown_table(md, "Ranking: read_rand · part, depth access, n = 10,000")
     assert any(r[1] == "cpp · protobuf · access" and r[-1] == "**failed**" for r in rand)
     # the series that is invalid at the largest n is ranked where it is valid, and says so
@@ -435,7 +438,19 @@ def test_ranking_statistics_exclude_warmups(rendered):
     low, high = (float(v.replace(",", "")) * scale for v in row[3].split("–"))
     assert low == pytest.approx(min(measured), rel=0.01)
     assert high == pytest.approx(max(measured), rel=0.01)
-    assert row[6] == str(REPS)
+    assert row[7] == str(REPS)
+
+
+def test_ranking_shows_the_cold_jit_repetition_apart(rendered):
+    header, rows = rendered["md"].split(f"**{TRADE_SEQ}**")[1], markdown_table(rendered["md"],
+                                                                              TRADE_SEQ)
+    unit = re.search(r"cold JIT \((\w+)\)", header).group(1)
+    scale = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}[unit]
+    java = next(r for r in rows if r[1] == "java · java_builtin · materialize")
+    _, warmup = sample_times(10000 * 9000)
+    assert float(java[6].replace(",", "")) * scale == pytest.approx(warmup, rel=0.01)
+    rust = next(r for r in rows if r[1] == "rust · json · materialize")
+    assert rust[6] == ""  # only a JVM has a cold-JIT repetition
 
 
 # --- sizes, published, provenance ----------------------------------------------------------

@@ -8,9 +8,9 @@ from pathlib import Path
 from serbench.checksum import hex64, object_hash, sequence_checksum
 from serbench.order import sorted_distinct
 from serbench.plan import RAW
-from serbench.runner import dataset_hashes, read_ids, read_seq_start
+from serbench.runner import Runner, dataset_hashes, read_ids, read_seq_start
 from serbench.sizes import lines_of_code
-from test_runner import by_status, home, run, use  # noqa: F401 (home is a fixture)
+from test_runner import by_status, home, requests, run, use  # noqa: F401 (home is a fixture)
 
 PLAN = """
 name = "tasks"
@@ -21,6 +21,7 @@ repetitions = 2
 timeout_s = 30
 threads = [1, 3]
 budget_bytes = [8192]
+page_size = 2048
 iterations = 2
 sweep_k = [3, 20]
 [[group]]
@@ -126,3 +127,50 @@ def test_missing_task_fields_are_a_driver_defect(home, monkeypatch):
         assert got == {("failed", "garbage")}, task
     assert "no encode_ns" in cells_by(cells, task="micro")[0]["message"]
     assert {c["status"] for c in cells_by(cells, task="memory")} == {"ok"}
+
+
+FORKS_PLAN = """
+name = "forks"
+[params]
+n = [5]
+warmups = 1
+repetitions = 2
+iterations = 2
+forks = 3
+buffers = ["reused"]
+[[group]]
+tasks = ["micro"]
+models = ["trade"]
+depths = ["materialize"]
+"""
+
+
+def test_micro_forks_run_in_fresh_processes_and_pool_their_samples(home, monkeypatch):
+    log = use(monkeypatch, home)
+    _, _, cells, samples = run(home, FORKS_PLAN)
+    (cell,) = cells_by(cells, task="micro")
+    assert cell["status"] == "ok"
+    mine = [s for s in samples if s["cell_id"] == cell["cell_id"]]
+    measured = sorted((s["rep"], json.loads(s["extra"])["fork"]) for s in mine if not s["warmup"])
+    assert measured == [(0, 0), (1, 0), (2, 1), (3, 1), (4, 2), (5, 2)]
+    assert sum(s["warmup"] for s in mine) == 3
+    micro_pids = {pid for pid, op, task, *_ in requests(log) if op == "run" and task == "micro"}
+    assert len(micro_pids) == 3, "every fork is its own process"
+
+
+def test_a_failing_fork_fails_the_cell_and_keeps_no_samples(home, monkeypatch):
+    use(monkeypatch, home)
+    started = []
+    new_driver = Runner.new_driver
+
+    def second_misbehaves(self, language, cell):
+        started.append(cell.task)
+        if len(started) == 3:  # the second fork (the first process is the group's)
+            monkeypatch.setenv("FAKE_DRIVER_MODE", "bad_checksum")
+        return new_driver(self, language, cell)
+
+    monkeypatch.setattr(Runner, "new_driver", second_misbehaves)
+    _, _, cells, samples = run(home, FORKS_PLAN)
+    (cell,) = cells_by(cells, task="micro")
+    assert cell["status"] == "invalid" and cell["message"].startswith("fork 2 of 3: ")
+    assert not [s for s in samples if s["cell_id"] == cell["cell_id"]]

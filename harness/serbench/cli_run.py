@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -50,18 +51,24 @@ def _pin(value: str | None) -> str | None:
 
 
 class ProgressBar:
-    """The runner's listener: the current cell, cells done / total, ETA; problems printed."""
+    """The runner's listener: the current cell, cells done / total, ETA; problems printed.
+    Without a terminal (a log, CI) the bar is not drawn: a plain line every LOG_EVERY_S."""
+
+    LOG_EVERY_S = 15.0
 
     def __init__(self):
+        self.started = self.logged = time.monotonic()
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                                  console=console, transient=False)
         self.bar = None
+        self.total = 0
         self.counts: Counter = Counter()
 
     def ready(self, cells: list[Cell]) -> None:
         self.progress.start()
-        self.bar = self.progress.add_task("starting", total=len(cells))
+        self.total = len(cells)
+        self.bar = self.progress.add_task("starting", total=self.total)
 
     def start(self, cell: Cell) -> None:
         self.progress.update(self.bar, description=escape(describe(cell)))
@@ -73,6 +80,16 @@ class ProgressBar:
             self.progress.console.print(f"[red]{result.status}[/] {escape(describe(cell))}: "
                                         f"{result.error_kind}: {escape(first_line)}")
         self.progress.advance(self.bar)
+        self._log_line(cell)
+
+    def _log_line(self, cell: Cell) -> None:
+        now = time.monotonic()
+        if console.is_terminal or now - self.logged < self.LOG_EVERY_S:
+            return
+        self.logged = now
+        done = sum(self.counts.values())
+        console.print(f"{done}/{self.total} cells, {now - self.started:.0f} s: "
+                      f"{escape(describe(cell))}", highlight=False)
 
     def stop(self) -> None:
         self.progress.stop()

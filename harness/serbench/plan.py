@@ -15,6 +15,8 @@ threads = [1, 2]                  # read_par thread counts (other tasks run one 
 modes = ["seq", "rand"]           # read_par over a range or over the random id list
 budget_bytes = [4194304]          # sort_dedup memory budgets (bytes)
 iterations = 100                  # micro: passes over the n objects per repetition
+forks = 1                         # micro: fresh driver processes of its own per cell (JMH's
+                                  # forks); 0 = in the method x model's shared process
 buffers = ["fresh", "reused"]     # micro: a new output buffer per object, or one reused
 sweep_k = [100, 1000, 10000]      # micro on `arrays`: objects of k strings and k ints
 seed = 42                         # read_seq start and read_rand id list
@@ -82,6 +84,7 @@ class Params:
     modes: tuple[str, ...] = PAR_MODES
     budget_bytes: tuple[int, ...] = (4194304,)
     iterations: int = 100
+    forks: int = 1
     buffers: tuple[str, ...] = BUFFERS
     sweep_k: tuple[int, ...] = (100, 1000, 10000)
     seed: int = 42
@@ -136,6 +139,7 @@ class Cell:
     pin_cpus: str
     unsupported: str | None = None  # why the capability matrix excludes it
     iterations: int = 1  # micro: passes per repetition
+    forks: int = 0  # micro: fresh processes of its own the cell runs in (0: the group's)
     cell_id: int = 0
 
     @property
@@ -272,7 +276,7 @@ class _Checker:
             if self.string(value, path) and not CPU_LIST.match(value):
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
-        minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1,
+        minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
                    "seed": 0}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
@@ -301,7 +305,19 @@ class _Checker:
                                                    f"known: {', '.join(PROTOCOL_TASKS)}")
         param_table = {k: v for k, v in table.items() if k in PARAM_TYPES}
         params = self.params(param_table, defaults, where)
+        if "sort_dedup" in tasks:
+            self.check_sort_budget(params, where)
         return Group(number, tasks, params=params, **lists)
+
+    def check_sort_budget(self, params: Params, where: str) -> None:
+        """A merge holds a page of each of two runs and of its output (PROTOCOL.md 5.2); a
+        smaller budget would not be kept, only degrade into many tiny runs and passes."""
+        least = 3 * params.page_size
+        if min(params.budget_bytes) < least:
+            raise self.error(f"{where}.budget_bytes",
+                             f"{min(params.budget_bytes)} is below three pages of page_size "
+                             f"{params.page_size} (a merge reads a page of two runs and writes "
+                             f"one): give at least {least} or a smaller page_size")
 
     def id_list(self, value, path: str, known: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if value == "*":
@@ -392,7 +408,7 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
         return Cell(language, task, model, method, depth, variant, setting, directory.name,
                     directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
-                    p.iterations if task == "micro" else 1)
+                    p.iterations if task == "micro" else 1, p.forks if task == "micro" else 0)
 
     for method in methods:
         why = _method_unsupported(info, method, model)

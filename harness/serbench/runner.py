@@ -327,7 +327,8 @@ class Runner:
                     if not driver.alive:  # the previous cell killed it: a fresh one, no leaks
                         driver.close()
                         driver = self.new_driver(cell.language, cell)
-                    result = self.run_cell(driver, cell)
+                    result = (self.run_forks(cell) if cell.forks
+                              else self.run_cell(driver, cell))
                 self.record(cell, result)
                 done += 1
         except DriverFailure as exc:  # a driver that cannot even start fails what is left
@@ -336,6 +337,30 @@ class Runner:
         finally:
             if driver is not None:
                 driver.close()
+
+    def run_forks(self, cell: Cell) -> CellResult:
+        """JMH's forks: the cell in `forks` fresh processes of its own, which ran nothing
+        before it (the group's process verified the method); every fork checked, the samples
+        pooled and numbered on; the first fork that is not ok decides the cell."""
+        samples, first = [], None
+        for fork in range(cell.forks):
+            driver = None
+            try:
+                driver = self.new_driver(cell.language, cell)
+                result = self.run_cell(driver, cell)
+            except DriverFailure as exc:
+                result = failed(exc)
+            finally:
+                if driver is not None:
+                    driver.close()
+            if result.status != "ok":
+                return replace(result, message=f"fork {fork + 1} of {cell.forks}: "
+                                               f"{result.message or ''}")
+            first = first or result
+            for s in result.samples:
+                per_fork = cell.warmups if s["warmup"] else cell.repetitions
+                samples.append({**s, "rep": s["rep"] + fork * per_fork, "fork": fork})
+        return replace(first, samples=samples)
 
     def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict[str, CellResult]:
         """`roundtrip` over the whole dataset at every depth the group reads.

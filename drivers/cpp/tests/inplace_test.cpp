@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
+#include <set>
 
 #include "registry.h"
 #include "test_support.h"
@@ -179,6 +182,40 @@ TEST(InPlace, ValidateSurvivesDamageAtEveryByte) {
       }
     }
   });
+}
+
+// The seed corpus of fuzz/targets/inplace.cpp: every golden object as the target reads it,
+// [model byte][object]. After a layout change: SERBENCH_BLESS_SEEDS=1 rewrites it.
+TEST(InPlace, CommittedFuzzSeedsAreCurrent) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(SERBENCH_FUZZ_SEEDS_DIR) / "inplace";
+  const bool bless = std::getenv("SERBENCH_BLESS_SEEDS") != nullptr;
+  if (bless) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  std::set<std::string> want;
+  for_each_type(ModelTypes{}, [&](auto model) {
+    using M = typename decltype(model)::type;
+    const std::vector<M> values = golden<M>();
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      Bytes b;
+      InPlaceMethod{}.encode(values[i], b);
+      std::string seed(1, char(Model<M>::id));
+      seed.append(reinterpret_cast<const char*>(b.data()), b.size());
+      const std::string name = std::string(model_name<M>()) + "-" + std::to_string(i);
+      want.insert(name);
+      if (bless) {
+        write_bytes((dir / name).string(), seed);
+      } else {
+        EXPECT_TRUE(fs::exists(dir / name) && read_file((dir / name).string()) == seed)
+            << name << " is stale; rerun this test with SERBENCH_BLESS_SEEDS=1";
+      }
+    }
+  });
+  std::set<std::string> have;
+  for (const auto& entry : fs::directory_iterator(dir)) have.insert(entry.path().filename());
+  EXPECT_EQ(have, want) << "seeds of no golden object; rerun with SERBENCH_BLESS_SEEDS=1";
 }
 
 }  // namespace

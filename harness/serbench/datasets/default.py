@@ -8,10 +8,10 @@ from .manifest import DatasetError, Manifest, load_manifest
 
 SEED = 42
 # small enough that the default plan, every method of every driver, runs in minutes:
-# 400 parts, 11,957 line items, 300 customers (9.4 MB of JSON)
-TPCH_SF = 0.002
+# 200 parts, 6,005 line items, 150 customers (4.8 MB of JSON), 500 tweets
+TPCH_SF = 0.001
 NATIVE = {
-    "tweet": {"n": 1000},
+    "tweet": {"n": 500},
     "sparse": {"n": 8, "dimension": 1_000_000, "density": 0.01},
     "trade": {"n": 1000},
     "org": {"n": 200},

@@ -72,6 +72,8 @@ class Cell:
     io: Stat | None = None
     setting: str = ""  # the task's own setting, e.g. "mode=seq" (results-schema.md)
     extra: dict = field(default_factory=dict)  # medians of the samples' own times, by key
+    # a JVM's first timed repetition (its sample says "jit": "cold"), never in the statistics
+    cold_jit_ns: float | None = None
 
     @property
     def settings(self) -> dict:
@@ -139,6 +141,12 @@ SELECT cell_id, count(*),
 FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 """
 
+# the first repetition of each fresh JVM (one per fork), warm-up or not: the JIT was not warm
+COLD_JIT_SQL = """
+SELECT cell_id, median(total_ns) FROM samples
+WHERE run_id = ? AND extra->>'jit' = 'cold' GROUP BY cell_id
+"""
+
 
 def _stat(values: tuple) -> Stat | None:
     return None if values[0] is None else Stat(*(float(v) for v in values))
@@ -150,17 +158,18 @@ def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunD
         row = results.require_run(run_id, allow_incomplete)
         con = results.con
         stats = {r[0]: r[1:] for r in con.execute(STATS_SQL, [run_id]).fetchall()}
+        cold_jit = dict(con.execute(COLD_JIT_SQL, [run_id]).fetchall())
         cells = con.execute(f"SELECT {CELL_COLUMNS} FROM cells WHERE run_id = ? ORDER BY cell_id",
                             [run_id]).fetchall()
     run = Run(**{k: row[k] for k in RUN_FIELDS}, **{k: _json(row[k]) for k in JSON_FIELDS})
-    return RunData(run, [_cell(c, stats.get(c[0])) for c in cells])
+    return RunData(run, [_cell(c, stats.get(c[0]), cold_jit.get(c[0])) for c in cells])
 
 
 def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _cell(row: tuple, stats: tuple | None) -> Cell:
+def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None) -> Cell:
     (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
      status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
      eviction, counters, setting) = row
@@ -174,4 +183,5 @@ def _cell(row: tuple, stats: tuple | None) -> Cell:
     reps, *values = stats
     extra = {k: v for k, v in zip(EXTRA_TIMES, values[9:]) if v is not None}
     return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
-                   io=_stat(values[6:9]), extra=extra)
+                   io=_stat(values[6:9]), extra=extra,
+                   cold_jit_ns=None if cold_jit_ns is None else float(cold_jit_ns))

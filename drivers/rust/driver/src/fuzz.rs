@@ -298,7 +298,7 @@ mod tests {
     fn committed_seeds_are_current() {
         let bless = std::env::var_os("SERBENCH_BLESS_SEEDS").is_some();
         let seeds = seeds();
-        for target in ["handcoded", "paged"] {
+        for target in ["handcoded", "paged", "rkyv"] {
             let dir = seed_dir(target);
             if bless {
                 let _ = std::fs::remove_dir_all(&dir);

@@ -66,12 +66,26 @@ public final class Info {
         return o;
     }
 
+    /** The JVM's flags; a file a flag names is given by its name (no machine's directories). */
+    static String flags() {
+        StringBuilder b = new StringBuilder();
+        for (String flag : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            int eq = flag.indexOf('=');
+            String value = eq < 0 ? "" : flag.substring(eq + 1);
+            if (value.contains("/")) {
+                flag = flag.substring(0, eq + 1) + value.substring(value.lastIndexOf('/') + 1);
+            }
+            b.append(b.length() == 0 ? "" : " ").append(flag);
+        }
+        return b.toString();
+    }
+
     private static ObjectNode toolchain() {
         ObjectNode t = Json.MAPPER.createObjectNode();
         t.put("java", System.getProperty("java.version"));
         t.put("vm", System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"));
         t.put("profile", "release");
-        t.put("flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        t.put("flags", flags());
         ArrayNode gcs = t.putArray("gc");
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             gcs.add(gc.getName());

@@ -8,10 +8,14 @@ import java.io.FileOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import serbench.methods.MethodSpec;
+import serbench.model.ModelType;
+import serbench.model.Models;
 import serbench.tasks.Json;
 import serbench.tasks.Reads;
 
-/** `serbench-java info | serve`: the driver contract of PROTOCOL.md. */
+/** `serbench-java info | serve`: the driver contract of PROTOCOL.md (and `train`, below). */
 public final class Main {
     private Main() {}
 
@@ -20,19 +24,41 @@ public final class Main {
             StandardCharsets.UTF_8);
         // stdout carries responses only: anything a library prints goes to stderr
         System.setOut(System.err);
-        String command = args.length == 1 ? args[0] : "";
-        switch (command) {
-            case "info":
+        String command = args.length >= 1 ? args[0] : "";
+        switch (command + "/" + args.length) {
+            case "info/1":
                 out.println(Json.MAPPER.writeValueAsString(Info.info()));
                 out.flush();
                 return;
-            case "serve":
+            case "train/2":
+                train(args[1]);
+                return;
+            case "serve/1":
                 serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
                     out);
                 return;
             default:
-                System.err.println("usage: serbench-java info | serve");
+                System.err.println("usage: serbench-java info | serve | train <vectors dir>");
                 System.exit(2);
+        }
+    }
+
+    /**
+     * Round trips every method at each of its depths on every model's golden vectors and
+     * answers nothing: the launcher runs it once per build to archive the classes this loads
+     * (Class Data Sharing), so each fresh JVM starts sooner. Nothing it does is measured.
+     */
+    static void train(String vectors) {
+        for (MethodSpec method : Registry.METHODS) {
+            for (ModelType<?> model : Models.ALL) {
+                for (Depth depth : method.writes() ? method.depths() : List.<Depth>of()) {
+                    ObjectNode req = Json.MAPPER.createObjectNode()
+                        .put("op", "roundtrip").put("model", model.id)
+                        .put("method", method.id()).put("depth", depth.id).put("variant", "");
+                    req.putObject("params").put("input", vectors + "/" + model.id + ".jsonl");
+                    respond(req.toString());
+                }
+            }
         }
     }
 
