@@ -50,6 +50,10 @@ def test_embedded_plans_load():
     assert full.name == "full" and len(full.groups) > 1
     every = {t for plan in (default, full) for g in plan.groups for t in g.tasks}
     assert every == set(ALL_TASKS)  # both plans measure every task
+    figures = load_embedded("figures")
+    warm_reads = [g for g in figures.groups if "read_seq" in g.tasks]
+    assert warm_reads and not any(g.params.cold for g in warm_reads)
+    assert {t for g in figures.groups for t in g.tasks} == {"read_seq", "micro", "sizes"}
 
 
 def test_plan_file_and_default_name(tmp_path):

@@ -199,6 +199,11 @@ def _per_object(c: Cell, key: str) -> float | None:
     return ns / done if ns is not None and done else None
 
 
+def _cold_jit_per_object(c: Cell) -> float | None:
+    done = c.n * c.counters.get("iterations", 1)
+    return c.cold_jit_ns / done if c.cold_jit_ns and done else None
+
+
 def _mb_per_s(c: Cell, key: str) -> float | None:
     ns = c.extra.get(key)
     total = c.counters.get("encoded_bytes", 0) * c.counters.get("iterations", 1)
@@ -210,15 +215,24 @@ def micro_views(tm) -> list:
     `arrays` sweep, ns per object against k."""
     measured = sorted(((s, c) for s, c in _cells(tm) if c.measured and c.n == tm.n),
                       key=lambda sc: sc[0].label)
-    columns = ["implementation", "n", "encode ns / object", "decode ns / object",
-               "encode MB/s", "decode MB/s", "status"]
+    with_jit = any(c.cold_jit_ns for _, c in measured)
+    columns = (["implementation", "n", "encode ns / object", "decode ns / object",
+                "round trip ns / object", "encode MB/s", "decode MB/s"]
+               + (["cold JIT round trip ns / object"] if with_jit else []) + ["status"])
 
     def cell_text(value: float | None) -> str:
         return number(value) if value is not None else ""
 
-    rows = [Row([s.label, f"{c.n:,}", cell_text(_per_object(c, "encode_ns")),
-                 cell_text(_per_object(c, "decode_ns")), cell_text(_mb_per_s(c, "encode_ns")),
-                 cell_text(_mb_per_s(c, "decode_ns")), "ok"]) for s, c in measured]
+    def row(s: Series, c: Cell) -> Row:
+        encode, decode = _per_object(c, "encode_ns"), _per_object(c, "decode_ns")
+        both = encode + decode if encode is not None and decode is not None else None
+        values = [s.label, f"{c.n:,}", cell_text(encode), cell_text(decode), cell_text(both),
+                  cell_text(_mb_per_s(c, "encode_ns")), cell_text(_mb_per_s(c, "decode_ns"))]
+        if with_jit:
+            values.append(cell_text(_cold_jit_per_object(c)))
+        return Row(values + ["ok"])
+
+    rows = [row(s, c) for s, c in measured]
     sweep = any("k" in _settings(s.key.setting) for s, _ in measured)
     blocks = [_sweep_plot(tm, measured) if sweep else _buffer_plot(tm, measured)] \
         if measured else []
@@ -226,8 +240,11 @@ def micro_views(tm) -> list:
                         f"micro · {tm.model}", columns,
                         rows + _status_rows(_cells(tm), len(columns)),
                         "Per object: the repetition's encode (or decode) time over n objects × "
-                        "iterations, median over repetitions. MB/s: encoded bytes per second.",
-                        numeric=frozenset(range(1, 6)), badge=len(columns) - 1))
+                        "iterations, median over repetitions; round trip: both. MB/s: encoded "
+                        "bytes per second." + (" Cold JIT: the first repetition of each fresh "
+                        "JVM (one per fork), over its n × iterations, never in the medians."
+                        if with_jit else ""),
+                        numeric=frozenset(range(1, len(columns) - 1)), badge=len(columns) - 1))
     return blocks
 
 
