@@ -33,6 +33,7 @@ public final class Micro {
         long encodeNs;
         long decodeNs;
         long bytes;
+        int freshSize = 64;
 
         Pass(int n) {
             buffers = new Bytes[n];
@@ -100,38 +101,72 @@ public final class Micro {
 
     private static <T> Checksum pass(Codec<T> codec, MethodSpec method, List<T> objects,
             Depth depth, boolean fresh, Bytes shared, Pass p) throws Exception {
-        int n = objects.size();
         long t0 = System.nanoTime();
-        shared.length = 0;
-        for (int k = 0; k < n; k++) {
-            Bytes out = fresh ? new Bytes(64) : shared;
-            p.offs[k] = out.length;
-            codec.encode(objects.get(k), out);
-            p.ends[k] = out.length;
-            p.buffers[k] = out;
-        }
+        encodeAll(codec, objects, fresh, shared, p);
         if (method.directPages()) {
             toDirect(p, fresh, shared);
         }
         long t1 = System.nanoTime();
-        Checksum c = new Checksum();
-        for (int k = 0; k < n; k++) {
-            ByteBuffer page = method.directPages() ? p.direct
-                : ByteBuffer.wrap(p.buffers[k].array);
-            int off = method.directPages() ? p.directOffs[k] : p.offs[k];
-            Hasher h = new Hasher();
-            codec.fold(page, off, p.ends[k] - p.offs[k], depth, h);
-            c.add(h.finish());
-        }
+        Checksum c = decodeAll(codec, method.directPages(), fresh, depth, p);
         long t2 = System.nanoTime();
         p.encodeNs = t1 - t0;
         p.decodeNs = t2 - t1;
         long bytes = 0;
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; k < p.ends.length; k++) {
             bytes += p.ends[k] - p.offs[k];
         }
         p.bytes = bytes;
         return c;
+    }
+
+    /*
+     * Encode and decode are separate methods, each calling a small per-object method, so
+     * each side gets its own JIT compilation and type profile: a loop method called only
+     * iterations x repetitions times (a few hundred) otherwise runs in profiled C1 code
+     * or its OSR version long after the per-object code is hot, and one side's profile
+     * cannot shape the other's inlining.
+     */
+
+    private static <T> void encodeAll(Codec<T> codec, List<T> objects, boolean fresh,
+            Bytes shared, Pass p) throws Exception {
+        shared.length = 0;
+        for (int k = 0; k < objects.size(); k++) {
+            // fresh: a new buffer as large as the previous object, so the encoder does not
+            // regrow it (copying) two or three times per object from a too small default
+            Bytes out = fresh ? new Bytes(p.freshSize) : shared;
+            p.offs[k] = out.length;
+            encodeOne(codec, objects.get(k), out);
+            p.ends[k] = out.length;
+            p.buffers[k] = out;
+            if (fresh) {
+                p.freshSize = Math.max(64, out.length);
+            }
+        }
+    }
+
+    private static <T> void encodeOne(Codec<T> codec, T value, Bytes out) throws Exception {
+        codec.encode(value, out);
+    }
+
+    private static <T> Checksum decodeAll(Codec<T> codec, boolean direct, boolean fresh,
+            Depth depth, Pass p) throws Exception {
+        Checksum c = new Checksum();
+        // one view of the shared buffer per pass; a fresh buffer needs its own view
+        ByteBuffer page = direct ? p.direct : fresh || p.ends.length == 0 ? null
+            : ByteBuffer.wrap(p.buffers[0].array);
+        for (int k = 0; k < p.ends.length; k++) {
+            ByteBuffer at = page != null ? page : ByteBuffer.wrap(p.buffers[k].array);
+            int off = direct ? p.directOffs[k] : p.offs[k];
+            c.add(decodeOne(codec, at, off, p.ends[k] - p.offs[k], depth));
+        }
+        return c;
+    }
+
+    private static <T> long decodeOne(Codec<T> codec, ByteBuffer page, int off, int len,
+            Depth depth) throws Exception {
+        Hasher h = new Hasher();
+        codec.fold(page, off, len, depth, h);
+        return h.finish();
     }
 
     private static void toDirect(Pass p, boolean fresh, Bytes shared) {
