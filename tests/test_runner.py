@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from array import array
@@ -323,6 +324,20 @@ def test_cli_run_runs_export_info(home, monkeypatch, tmp_path):
     assert result.exit_code == 0 and "fakejson" in result.output
     result = runner.invoke(cli, ["verify"])
     assert result.exit_code == 0 and "checks passed" in result.output
+
+
+def test_cli_run_without_a_terminal_prints_plain_progress_lines(home, monkeypatch, tmp_path):
+    from serbench.cli_run import ProgressBar
+
+    use(monkeypatch, home)
+    monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)  # a line after every cell
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    result = CliRunner().invoke(cli, ["run", str(plan), "--run-id", "logged"])
+    assert result.exit_code == 0, result.output
+    lines = re.findall(r"^(\d+)/(\d+) cells, \d+ s: rust/", result.output, re.MULTILINE)
+    done = [int(d) for d, _ in lines]
+    assert done and done == sorted(done) and {int(t) for _, t in lines} == {done[-1]}
 
 
 def test_cli_user_errors_exit_2_without_traceback(home, monkeypatch, tmp_path):
