@@ -60,3 +60,25 @@ def test_a_source_newer_than_the_driver_build_is_named(tmp_path, monkeypatch):
     assert build_module.stale_source("rust") is None
     os.utime(source, (3_000, 3_000))
     assert build_module.stale_source("rust") == source
+
+
+def test_a_successful_build_leaves_the_driver_current(tmp_path, monkeypatch):
+    """A build whose tool relinked nothing (only a test's flags changed) still counts."""
+    tool, _ = fake_tool(tmp_path, "fakecargo")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    drivers = tmp_path / "drivers"
+    artifact = drivers / "rust" / "target" / "release" / "serbench-rust"
+    artifact.parent.mkdir(parents=True)
+    artifact.write_text("built")
+    source = drivers / "rust" / "Cargo.toml"
+    source.write_text("[workspace]")
+    (tmp_path / "schemas").mkdir()
+    os.utime(artifact, (1_000, 1_000))
+    monkeypatch.setattr(build_module, "REPO", tmp_path)
+    monkeypatch.setattr(build_module, "DRIVERS", drivers)
+    monkeypatch.setitem(build_module.ARTIFACTS, "rust", artifact)
+    recipe = build_module.Recipe(source, ("fakecargo",), "hint", (("fakecargo", "build"),))
+    monkeypatch.setattr(build_module, "RECIPES", {"rust": recipe})
+    assert build_module.stale_source("rust") == source
+    build_module.build(("rust",), say=lambda m: None)
+    assert build_module.stale_source("rust") is None
