@@ -17,6 +17,7 @@ Misbehaviour is chosen through the environment:
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import struct
@@ -224,8 +225,14 @@ def micro(params: dict, model: str) -> dict:
 def op_run(req: dict) -> dict:
     task, model, params = req["task"], req["model"], req["params"]
     method = req["method"]
-    reps = [(i, True) for i in range(params["warmups"])]
-    reps += [(i, False) for i in range(params["repetitions"])]
+    began = time.perf_counter_ns()
+    warm_ns = params.get("warmup_ms", 0) * 1_000_000
+    # warm-ups: at least `warmups`, and on until warmup_ms has passed (PROTOCOL.md section 5)
+    reps = itertools.chain(
+        ((i, True) for i in itertools.takewhile(
+            lambda i: i < params["warmups"] or time.perf_counter_ns() - began < warm_ns,
+            itertools.count())),
+        ((i, False) for i in range(params["repetitions"])))
     if task in ("sort_dedup", "memory") and req["depth"] != "materialize":
         raise Failed("bad_request", f"{task} reads at depth materialize")
     if task == "write":

@@ -98,6 +98,8 @@ ERRORS = [
     ('[params]\nn = [1.5]\n' + GROUP, "params.n", "must be an integer"),
     (GROUP + 'repetitions = 0\n', "group[1].repetitions", "must be >= 1"),
     (GROUP + 'warmups = -1\n', "group[1].warmups", "must be >= 0"),
+    (GROUP + 'warmup_ms = -1\n', "group[1].warmup_ms", "must be >= 0"),
+    (GROUP + 'warmup_ms = 0.5\n', "group[1].warmup_ms", "must be an integer"),
     (GROUP + 'warmups = "one"\n', "group[1].warmups", "must be an integer, got a string"),
     (GROUP + 'cold = "yes"\n', "group[1].cold", "true or false"),
     (GROUP + 'raw = 1\n', "group[1].raw", "true or false"),

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from serbench.checksum import hex64, object_hash, sequence_checksum
 from serbench.order import sorted_distinct
 from serbench.plan import RAW
-from serbench.runner import Runner, dataset_hashes, read_ids, read_seq_start
+from serbench.runner import (BadAnswer, Runner, checked_samples, dataset_hashes, read_ids,
+                             read_seq_start)
 from serbench.sizes import lines_of_code
 from test_runner import by_status, home, requests, run, use  # noqa: F401 (home is a fixture)
 
@@ -156,6 +159,33 @@ def test_micro_forks_run_in_fresh_processes_and_pool_their_samples(home, monkeyp
     assert sum(s["warmup"] for s in mine) == 3
     micro_pids = {pid for pid, op, task, *_ in requests(log) if op == "run" and task == "micro"}
     assert len(micro_pids) == 3, "every fork is its own process"
+
+
+def test_warm_ups_filling_warmup_ms_are_accepted_and_numbered_on_across_forks(
+        home, monkeypatch):
+    use(monkeypatch, home)
+    plan = FORKS_PLAN.replace("forks = 3", "forks = 2\nwarmup_ms = 40")
+    _, _, cells, samples = run(home, plan)
+    (cell,) = cells_by(cells, task="micro")
+    assert cell["status"] == "ok", cell["message"]
+    mine = [s for s in samples if s["cell_id"] == cell["cell_id"]]
+    warm = sorted((s["rep"], json.loads(s["extra"])["fork"]) for s in mine if s["warmup"])
+    assert len(warm) > 2, "warm-ups beyond the one asked per fork fill the 40 ms"
+    assert [rep for rep, _ in warm] == list(range(len(warm)))
+    assert [fork for _, fork in warm] == sorted(fork for _, fork in warm)
+    assert sorted(s["rep"] for s in mine if not s["warmup"]) == [0, 1, 2, 3]
+    assert json.loads(cell["params"])["warmup_ms"] == 40
+
+
+def test_fewer_warm_ups_than_asked_are_a_driver_defect_even_with_warmup_ms():
+    sample = {"total_ns": 1, "cpu_ns": 1, "io_ns": 0}
+    result = {"samples": [{"rep": 0, "warmup": True, **sample},
+                          {"rep": 0, "warmup": False, **sample}]}
+    assert len(checked_samples(result, 1, 1, warmup_ms=10)) == 2
+    with pytest.raises(BadAnswer, match="at least 2 and 1 asked"):
+        checked_samples(result, 2, 1, warmup_ms=10)
+    with pytest.raises(BadAnswer, match="0 and 1 asked"):
+        checked_samples(result, 0, 1)
 
 
 def test_a_failing_fork_fails_the_cell_and_keeps_no_samples(home, monkeypatch):

@@ -9,6 +9,8 @@ dataset = "default"               # a directory under the data root, or an absol
 n = [100, 1000, 10000]            # objects per read; capped at the dataset's object count
 page_size = 262144
 warmups = 1
+warmup_ms = 0                     # and warm-ups go on until this long has passed (JMH's
+                                  # time-based warm-up: a JIT compiles after time, not count)
 repetitions = 5
 cold = true                       # evict data and index files before every repetition
 threads = [1, 2]                  # read_par thread counts (other tasks run one thread)
@@ -78,6 +80,7 @@ class Params:
     n: tuple[int, ...] = (100, 1000, 10000)
     page_size: int = 262144
     warmups: int = 1
+    warmup_ms: int = 0
     repetitions: int = 5
     cold: bool = True
     threads: tuple[int, ...] = (1, 2)
@@ -140,6 +143,7 @@ class Cell:
     unsupported: str | None = None  # why the capability matrix excludes it
     iterations: int = 1  # micro: passes per repetition
     forks: int = 0  # micro: fresh processes of its own the cell runs in (0: the group's)
+    warmup_ms: int = 0  # warm-ups go on at least this long (so their count may exceed warmups)
     cell_id: int = 0
 
     @property
@@ -157,7 +161,8 @@ class Cell:
         return (self.dataset_dir, self.model, self.page_size, self.language, self.method)
 
     def plan_params(self) -> dict:
-        return {"warmups": self.warmups, "repetitions": self.repetitions, "seed": self.seed,
+        return {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
+                "repetitions": self.repetitions, "seed": self.seed,
                 "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
 
 
@@ -277,7 +282,7 @@ class _Checker:
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
-                   "seed": 0}[key]
+                   "seed": 0, "warmup_ms": 0}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
@@ -408,7 +413,8 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
         return Cell(language, task, model, method, depth, variant, setting, directory.name,
                     directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
-                    p.iterations if task == "micro" else 1, p.forks if task == "micro" else 0)
+                    p.iterations if task == "micro" else 1, p.forks if task == "micro" else 0,
+                    p.warmup_ms)
 
     for method in methods:
         why = _method_unsupported(info, method, model)

@@ -183,7 +183,10 @@ def checksum_of(result: dict) -> dict:
     return {"count": checksum["count"], "sum": checksum["sum"]}
 
 
-def checked_samples(result: dict, warmups: int, repetitions: int) -> list[dict]:
+def checked_samples(result: dict, warmups: int, repetitions: int,
+                    warmup_ms: int = 0) -> list[dict]:
+    """The samples, `warmups` warm-ups (or more: warm-ups go on for `warmup_ms`) and
+    `repetitions` measured ones."""
     samples = result.get("samples")
     if not isinstance(samples, list):
         raise BadAnswer("result has no samples list")
@@ -194,9 +197,11 @@ def checked_samples(result: dict, warmups: int, repetitions: int) -> list[dict]:
                         for k in ("total_ns", "cpu_ns", "io_ns"))):
             raise BadAnswer(f"malformed sample {s!r}")
     got = (sum(s["warmup"] for s in samples), sum(not s["warmup"] for s in samples))
-    if got != (warmups, repetitions):
+    enough = got[0] >= warmups if warmup_ms else got[0] == warmups
+    if not (enough and got[1] == repetitions):
+        at_least = "at least " if warmup_ms else ""
         raise BadAnswer(f"{got[0]} warm-ups and {got[1]} repetitions returned, "
-                        f"{warmups} and {repetitions} asked")
+                        f"{at_least}{warmups} and {repetitions} asked")
     return samples
 
 
@@ -357,9 +362,11 @@ class Runner:
                 return replace(result, message=f"fork {fork + 1} of {cell.forks}: "
                                                f"{result.message or ''}")
             first = first or result
-            for s in result.samples:
-                per_fork = cell.warmups if s["warmup"] else cell.repetitions
-                samples.append({**s, "rep": s["rep"] + fork * per_fork, "fork": fork})
+            # numbered on from the earlier forks' warm-ups and repetitions (the warm-ups'
+            # count may differ per fork when they run for warmup_ms)
+            before = {kind: sum(s["warmup"] == kind for s in samples) for kind in (True, False)}
+            samples += [{**s, "rep": s["rep"] + before[s["warmup"]], "fork": fork}
+                        for s in result.samples]
         return replace(first, samples=samples)
 
     def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict[str, CellResult]:
@@ -442,7 +449,7 @@ class Runner:
         result = response["result"]
         try:
             got = checksum_of(result)
-            samples = checked_samples(result, cell.warmups, cell.repetitions)
+            samples = checked_samples(result, cell.warmups, cell.repetitions, cell.warmup_ms)
             counters = result.get("counters", {})
             if not isinstance(counters, dict):
                 raise BadAnswer("counters is not an object")
@@ -459,7 +466,8 @@ class Runner:
                           samples=samples if status == "ok" else [])
 
     def common_params(self, cell: Cell) -> dict:
-        return {"cold": cell.cold, "warmups": cell.warmups, "repetitions": cell.repetitions}
+        return {"cold": cell.cold, "warmups": cell.warmups, "warmup_ms": cell.warmup_ms,
+                "repetitions": cell.repetitions}
 
     def run_micro(self, driver: DriverProcess, cell: Cell) -> CellResult:
         """In-memory encode and decode of the first n objects (of the k-sweep input for
@@ -684,7 +692,7 @@ class Runner:
             peer = self.peer(language, cell)
             if peer is None:
                 continue
-            once = {**params, "warmups": 0, "repetitions": 1, "cold": False}
+            once = {**params, "warmups": 0, "warmup_ms": 0, "repetitions": 1, "cold": False}
             try:
                 response = self.request_run(peer, cell, once)
                 checks[language] = checksum_of(response["result"]) if response[

@@ -116,6 +116,10 @@ uint64_t Params::u64(std::string_view key) const {
   return v.GetUint64();
 }
 
+uint64_t Params::u64_or(std::string_view key, uint64_t fallback) const {
+  return has(key) ? u64(key) : fallback;
+}
+
 bool Params::boolean(std::string_view key) const {
   const auto& v = get(doc_->doc, key);
   if (!v.IsBool()) throw wrong(key, "true or false", v);

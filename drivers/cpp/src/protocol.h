@@ -63,6 +63,8 @@ class Params {
   std::string path(std::string_view key) const;
   std::string string(std::string_view key) const;
   uint64_t u64(std::string_view key) const;
+  // An optional one: `fallback` when absent.
+  uint64_t u64_or(std::string_view key, uint64_t fallback) const;
   bool boolean(std::string_view key) const;
   // At least 64 and below 2^32 (the index stores it as u32); nullopt when absent.
   std::optional<uint32_t> page_size() const;

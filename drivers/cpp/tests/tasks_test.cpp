@@ -6,6 +6,7 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -484,6 +485,23 @@ TEST(Micro, ImpossibleParamsAreNamed) {
   EXPECT_NE(message(iterations).find("params.iterations"), std::string::npos);
   EXPECT_EQ(kind(ask("handcoded", "access", 3, 1, "fresh")), "out_of_range");
   EXPECT_EQ(kind(ask("raw", "", 1, 1, "fresh")), "unsupported");
+}
+
+TEST(Micro, WarmUpsGoOnForWarmupMsAndAreNumberedOn) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto reply = answer(run("micro", "trade", "handcoded", "materialize",
+                                str("input", vectors_file("trade")) + "," + num("n", 1) + "," +
+                                    num("iterations", 1) + "," + str("buffer", "reused") + "," +
+                                    num("warmup_ms", 50)));
+  ASSERT_EQ(kind(reply), "ok") << message(reply);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(50));
+  std::vector<uint64_t> warm, measured;
+  for (const auto& s : reply["result"]["samples"].GetArray()) {
+    (s["warmup"].GetBool() ? warm : measured).push_back(s["rep"].GetUint64());
+  }
+  ASSERT_GT(warm.size(), 1u);  // one asked (kReps), more to fill the 50 ms
+  for (size_t i = 0; i < warm.size(); ++i) EXPECT_EQ(warm[i], i);
+  EXPECT_EQ(measured, (std::vector<uint64_t>{0, 1}));
 }
 
 // ---- sizes and info ------------------------------------------------------------------------

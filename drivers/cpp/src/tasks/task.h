@@ -62,22 +62,27 @@ class Repetitions {
  public:
   explicit Repetitions(const Params& params)
       : warmups_(params.u64("warmups")),
+        warmup_ns_(params.u64_or("warmup_ms", 0) * 1'000'000),
         repetitions_(params.u64("repetitions")),
         cold_(params.boolean("cold")) {
     if (repetitions_ == 0) throw bad_request("params.repetitions must be at least 1");
   }
 
   // Runs `once(Sample&)` for every warm-up and repetition, evicting the files of
-  // `evict_base` first when cold, and times it. Every repetition must produce the same
-  // outcome; returns the samples and that outcome.
+  // `evict_base` first when cold, and times it. Warm-ups go on past `warmups` until
+  // `warmup_ms` has passed since the first began (JMH's time-based warm-up), numbered on.
+  // Every repetition must produce the same outcome; returns the samples and that outcome.
   template <class F>
   auto run(const std::string* evict_base, F&& once) {
     using Outcome = decltype(once(std::declval<Sample&>()));
     Json::Array samples;
     std::optional<Outcome> first;
-    for (uint64_t i = 0; i < warmups_ + repetitions_; ++i) {
-      const bool warmup = i < warmups_;
-      const uint64_t rep = warmup ? i : i - warmups_;
+    const uint64_t began = now_ns();
+    uint64_t warmed = 0;
+    for (uint64_t i = 0; i < warmed + repetitions_; ++i) {
+      const bool warmup = i == warmed && (i < warmups_ || now_ns() - began < warmup_ns_);
+      const uint64_t rep = warmup ? i : i - warmed;
+      warmed += warmup;
       if (cold_ && evict_base) {
         evict(data_path(*evict_base));
         evict(index_path(*evict_base));
@@ -109,7 +114,7 @@ class Repetitions {
   std::string_view eviction() const { return cold_ ? kEviction : "none"; }
 
  private:
-  uint64_t warmups_, repetitions_;
+  uint64_t warmups_, warmup_ns_, repetitions_;
   bool cold_;
 };
 

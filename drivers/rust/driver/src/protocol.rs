@@ -168,6 +168,15 @@ impl Params {
             .ok_or_else(|| Self::wrong(key, "a non-negative integer", value))
     }
 
+    /// An optional non-negative integer: `default` when absent.
+    pub fn u64_or(&self, key: &str, default: u64) -> Result<u64, Failure> {
+        if self.0.contains_key(key) {
+            self.u64(key)
+        } else {
+            Ok(default)
+        }
+    }
+
     pub fn bool(&self, key: &str) -> Result<bool, Failure> {
         let value = self.get(key)?;
         value

@@ -11,7 +11,7 @@ pub mod sort_dedup;
 pub mod write;
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serbench_model::{hex64, read_json_lines, Hasher, ModelType, ReadError, SetChecksum};
 use serde_json::{json, Map, Value};
@@ -40,9 +40,12 @@ pub trait Task {
     ) -> Result<Value, Failure>;
 }
 
-/// Warm-ups, repetitions and whether each starts from a cold page cache.
+/// Warm-ups, repetitions and whether each starts from a cold page cache. Warm-ups go on
+/// past `warmups` until `warmup` has passed since the first began (JMH's time-based
+/// warm-up), numbered on.
 pub struct Repetitions {
     pub warmups: u64,
+    pub warmup: Duration,
     pub repetitions: u64,
     pub cold: bool,
 }
@@ -51,6 +54,7 @@ impl Repetitions {
     pub fn from_params(params: &Params) -> Result<Self, Failure> {
         Ok(Repetitions {
             warmups: params.u64("warmups")?,
+            warmup: Duration::from_millis(params.u64_or("warmup_ms", 0)?),
             repetitions: params.u64("repetitions")?,
             cold: params.bool("cold")?,
         })
@@ -74,9 +78,11 @@ impl Repetitions {
         evict_base: Option<&Path>,
         mut once: impl FnMut(&IoTimer) -> Result<(T, Map<String, Value>), Failure>,
     ) -> Result<(Vec<Value>, T), Failure> {
-        let reps = (0..self.warmups)
-            .map(|rep| (rep, true))
-            .chain((0..self.repetitions).map(|rep| (rep, false)));
+        let began = Instant::now();
+        let warmups = (0..).map_while(|rep| {
+            (rep < self.warmups || began.elapsed() < self.warmup).then_some((rep, true))
+        });
+        let reps = warmups.chain((0..self.repetitions).map(|rep| (rep, false)));
         let mut samples = Vec::new();
         let mut outcome: Option<T> = None;
         for (rep, warmup) in reps {
@@ -264,4 +270,51 @@ pub fn load_objects<M: ModelType>(path: &Path) -> Result<Vec<M>, Failure> {
         ),
         ReadError::Data(line) => Failure::corrupt(line.to_string()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(samples: &[Value]) -> (Vec<u64>, Vec<u64>) {
+        let reps = |warm: bool| {
+            samples
+                .iter()
+                .filter(|s| s["warmup"] == warm)
+                .map(|s| s["rep"].as_u64().unwrap())
+                .collect()
+        };
+        (reps(true), reps(false))
+    }
+
+    #[test]
+    fn warm_ups_go_on_for_warmup_ms_then_the_repetitions_run() {
+        let reps = Repetitions {
+            warmups: 1,
+            warmup: Duration::from_millis(40),
+            repetitions: 2,
+            cold: false,
+        };
+        let began = Instant::now();
+        let (samples, _) = reps
+            .run(None, |_| {
+                std::thread::sleep(Duration::from_millis(5));
+                Ok(7)
+            })
+            .unwrap();
+        let (warm, measured) = counts(&samples);
+        assert!(began.elapsed() >= Duration::from_millis(50));
+        assert!(warm.len() >= 4 && warm.len() <= 9, "{} warm-ups", warm.len());
+        assert_eq!(warm, (0..warm.len() as u64).collect::<Vec<_>>());
+        assert_eq!(measured, vec![0, 1]);
+    }
+
+    #[test]
+    fn without_warmup_ms_the_warm_ups_are_counted() {
+        let params: Params =
+            serde_json::from_str(r#"{"warmups": 3, "repetitions": 1, "cold": false}"#).unwrap();
+        let reps = Repetitions::from_params(&params).unwrap();
+        let (samples, _) = reps.run(None, |_| Ok(())).unwrap();
+        assert_eq!(counts(&samples), (vec![0, 1, 2], vec![0]));
+    }
 }

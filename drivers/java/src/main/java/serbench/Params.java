@@ -47,6 +47,11 @@ public final class Params {
         return v.asLong();
     }
 
+    /** An optional non-negative integer: `fallback` when absent. */
+    public long u64Or(String key, long fallback) throws Failure {
+        return node != null && node.has(key) ? u64(key) : fallback;
+    }
+
     public boolean bool(String key) throws Failure {
         JsonNode v = get(key);
         if (!v.isBoolean()) {

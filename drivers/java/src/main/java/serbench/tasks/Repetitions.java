@@ -9,8 +9,10 @@ import serbench.Params;
 import serbench.paged.PagedFile;
 
 /**
- * Warm-ups then measured repetitions, each optionally from a cold page cache, timed. The
- * first repetition a JVM runs is also its cold-JIT one: its sample says `"jit": "cold"`, the
+ * Warm-ups then measured repetitions, each optionally from a cold page cache, timed. Warm-ups
+ * go on past `warmups` until `warmup_ms` has passed since the first began (JMH's time-based
+ * warm-up: the JIT compiles after time spent, not after a count of repetitions). The first
+ * repetition a JVM runs is also its cold-JIT one: its sample says `"jit": "cold"`, the
  * others `"warm"`, so the report can show or drop it.
  */
 public final class Repetitions {
@@ -22,12 +24,14 @@ public final class Repetitions {
     private static boolean jitWarm;
 
     public final long warmups;
+    public final long warmupNs;
     public final long repetitions;
     public final boolean cold;
     public final ArrayNode samples = Json.MAPPER.createArrayNode();
 
     public Repetitions(Params params) throws Failure {
         warmups = params.u64("warmups");
+        warmupNs = params.u64Or("warmup_ms", 0) * 1_000_000L;
         repetitions = params.u64("repetitions");
         cold = params.bool("cold");
         if (warmups + repetitions == 0) {
@@ -39,9 +43,15 @@ public final class Repetitions {
     public <R> R run(Path base, Once<R> once, java.util.function.BiPredicate<R, R> same)
             throws Exception {
         R outcome = null;
-        for (long k = 0; k < warmups + repetitions; k++) {
-            boolean warmup = k < warmups;
-            long rep = warmup ? k : k - warmups;
+        long began = System.nanoTime();
+        long warmed = 0;
+        for (long k = 0; k < warmed + repetitions; k++) {
+            boolean warmup = k == warmed
+                && (k < warmups || System.nanoTime() - began < warmupNs);
+            long rep = warmup ? k : k - warmed;
+            if (warmup) {
+                warmed++;
+            }
             if (cold && base != null) {
                 Evict.evict(PagedFile.data(base), PagedFile.index(base));
             }

@@ -41,6 +41,33 @@ class MicroTest {
         assertTrue(r.get("counters").get("encoded_bytes").asLong() > 0);
     }
 
+    @org.junit.jupiter.api.Test
+    void warmUpsGoOnForWarmupMsAndAreNumberedOn() throws Exception {
+        ObjectNode p = Json.MAPPER.createObjectNode();
+        p.put("input", Vectors.jsonl("trade").toString());
+        p.put("n", 1);
+        p.put("iterations", 1);
+        p.put("buffer", "reused");
+        p.put("cold", false);
+        p.put("warmups", 1);
+        p.put("warmup_ms", 50);
+        p.put("repetitions", 2);
+        long started = System.nanoTime();
+        JsonNode r = run(Registry.method("handcoded"), ModelType.byId("trade"),
+            Depth.MATERIALIZE, new Params(p));
+        assertTrue(System.nanoTime() - started >= 50_000_000L);
+        java.util.List<Long> warm = new java.util.ArrayList<>();
+        java.util.List<Long> measured = new java.util.ArrayList<>();
+        for (JsonNode s : r.get("samples")) {
+            (s.get("warmup").asBoolean() ? warm : measured).add(s.get("rep").asLong());
+        }
+        assertTrue(warm.size() > 1, "one warm-up asked, more to fill the 50 ms");
+        for (int i = 0; i < warm.size(); i++) {
+            assertEquals(i, warm.get(i));
+        }
+        assertEquals(java.util.List.of(0L, 1L), measured);
+    }
+
     private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
             Params params) throws Exception {
         return Micro.run(method.codec(model), method, model, depth, params);
