@@ -97,22 +97,23 @@ impl Hasher {
     }
 }
 
-/// Fewer than eight bytes as a little-endian word, zero-padded: at most three loads.
+/// One to seven bytes as a little-endian word, zero-padded: two loads.
 #[inline(always)]
 fn short_tail(b: &[u8]) -> u64 {
-    let (n, mut w, mut at) = (b.len(), 0u64, 0);
-    if n & 4 != 0 {
-        w = u32::from_le_bytes(b[..4].try_into().unwrap()) as u64;
-        at = 4;
+    // two overlapping loads of the widest power of two that fits: one branch fewer than
+    // testing each bit of the length, on lengths that do not predict
+    let n = b.len();
+    if n >= 4 {
+        let lo = u32::from_le_bytes(b[..4].try_into().unwrap()) as u64;
+        let hi = u32::from_le_bytes(b[n - 4..].try_into().unwrap()) as u64;
+        lo | hi << (8 * (n - 4))
+    } else if n >= 2 {
+        let lo = u16::from_le_bytes(b[..2].try_into().unwrap()) as u64;
+        let hi = u16::from_le_bytes(b[n - 2..].try_into().unwrap()) as u64;
+        lo | hi << (8 * (n - 2))
+    } else {
+        b[0] as u64
     }
-    if n & 2 != 0 {
-        w |= (u16::from_le_bytes(b[at..at + 2].try_into().unwrap()) as u64) << (8 * at);
-        at += 2;
-    }
-    if n & 1 != 0 {
-        w |= (b[at] as u64) << (8 * at);
-    }
-    w
 }
 
 /// A value that folds its words, in canonical order, into a [`Hasher`].
