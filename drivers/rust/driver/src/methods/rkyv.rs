@@ -142,7 +142,7 @@ impl Fold for ArchivedString {
     /// more than the hash itself on TPC-H's many short strings).
     #[inline(always)]
     fn fold(&self, h: &mut Hasher) {
-        let repr = u64::from_le_bytes(*bytemuck_8(self));
+        let repr = u64::from_le_bytes(*repr_bytes(self));
         if repr_is_inline(repr) {
             let len = inline_len(repr);
             h.word(len as u64);
@@ -157,7 +157,7 @@ impl Fold for ArchivedString {
 
 /// The 8 bytes of a string's representation.
 #[inline(always)]
-fn bytemuck_8(s: &ArchivedString) -> &[u8; 8] {
+fn repr_bytes(s: &ArchivedString) -> &[u8; 8] {
     // SAFETY: ArchivedString is 8 bytes (asserted above) of plain bytes, every one of them
     // initialized in an archive; [u8; 8] has alignment 1.
     unsafe { &*(s as *const ArchivedString).cast::<[u8; 8]>() }
