@@ -8,8 +8,9 @@ from ..published import FIGURES, PublishedFigure
 from .blocks import Row, Section, Table
 from .series import LANGUAGES, Ranking, RankRow
 from .sizes import SizeEntry
+from .task_views import micro_round_trips
 from .tasks import TaskModel
-from .units import multiple
+from .units import multiple, number, unit_for
 
 
 @dataclass(frozen=True)
@@ -132,12 +133,38 @@ def time_ratio(numerator: str, denominator: str) -> Comparison:
     return compare
 
 
+def _duration(ns: float) -> str:
+    unit = unit_for(ns)
+    return f"{number(unit.of(ns))} {unit.name}"
+
+
+def round_trip_ratio(slow: str, fast: str) -> Comparison:
+    """`slow`'s micro round trip per object over `fast`'s, per language and buffer."""
+    def compare(fig: PublishedFigure, m: Measured) -> Outcome | None:
+        tm = m.task_model(fig.task, fig.model)
+        if tm is None or tm.n is None:
+            return None
+        trips = micro_round_trips(tm)
+        pairs = sorted((lang, buffer) for method, lang, buffer in trips
+                       if method == slow and (fast, lang, buffer) in trips)
+        if not pairs:
+            return None
+        text = "; ".join(
+            f"{_duration(trips[(slow, lang, buffer)])} vs {_duration(trips[(fast, lang, buffer)])}"
+            f": {multiple(trips[(slow, lang, buffer)] / trips[(fast, lang, buffer)])} "
+            f"({lang}, {buffer} buffer)" for lang, buffer in pairs)
+        return Outcome(text, f"{slow} vs {fast}: encode + decode per object, materialized, "
+                             f"at n = {tm.n:,}")
+    return compare
+
+
 COMPARISONS: dict[str, Comparison] = {
     "part_size": size_range,
     "lineitem_size": size_range,
     "customer_size": size_range,
     "trade_plain_binary": method_size("handcoded"),
     "trade_java_builtin": method_size("java_builtin"),
+    "trade_roundtrip": round_trip_ratio("java_builtin", "handcoded_unsafe"),
     "read_seq_spread": spread,
     "sort_spread": spread,
     "org_size": size_ratio("json", "protobuf"),

@@ -210,6 +210,19 @@ def _mb_per_s(c: Cell, key: str) -> float | None:
     return total / ns * 1000 if ns else None
 
 
+def micro_round_trips(tm) -> dict[tuple[str, str, str], float]:
+    """Round trip ns per object at n, by (method, language, buffer), of the default variant
+    materializing: the like-for-like cells a published micro figure compares."""
+    trips = {}
+    for s, c in _cells(tm):
+        encode, decode = _per_object(c, "encode_ns"), _per_object(c, "decode_ns")
+        if (c.measured and c.n == tm.n and s.key.depth == "materialize" and not s.key.variant
+                and encode is not None and decode is not None):
+            buffer = _settings(s.key.setting).get("buffer", "")
+            trips[(s.key.method, s.key.language, buffer)] = encode + decode
+    return trips
+
+
 def micro_views(tm) -> list:
     """ns per object and MB/s of encode and decode, fresh against reused buffers; for the
     `arrays` sweep, ns per object against k."""
