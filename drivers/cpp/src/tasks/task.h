@@ -77,12 +77,7 @@ class Repetitions {
     using Outcome = decltype(once(std::declval<Sample&>()));
     Json::Array samples;
     std::optional<Outcome> first;
-    const uint64_t began = now_ns();
-    uint64_t warmed = 0;
-    for (uint64_t i = 0; i < warmed + repetitions_; ++i) {
-      const bool warmup = i == warmed && (i < warmups_ || now_ns() - began < warmup_ns_);
-      const uint64_t rep = warmup ? i : i - warmed;
-      warmed += warmup;
+    auto one = [&](uint64_t rep, bool warmup) {
       if (cold_ && evict_base) {
         evict(data_path(*evict_base));
         evict(index_path(*evict_base));
@@ -106,7 +101,10 @@ class Repetitions {
                                                    " (warm-up: " + (warmup ? "true" : "false") +
                                                    ") read something else than the first");
       }
-    }
+    };
+    const uint64_t began = now_ns();
+    for (uint64_t rep = 0; rep < warmups_ || now_ns() - began < warmup_ns_; ++rep) one(rep, true);
+    for (uint64_t rep = 0; rep < repetitions_; ++rep) one(rep, false);
     return std::pair{Json(std::move(samples)), std::move(*first)};
   }
 

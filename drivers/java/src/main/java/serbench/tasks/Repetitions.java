@@ -44,35 +44,39 @@ public final class Repetitions {
             throws Exception {
         R outcome = null;
         long began = System.nanoTime();
-        long warmed = 0;
-        for (long k = 0; k < warmed + repetitions; k++) {
-            boolean warmup = k == warmed
-                && (k < warmups || System.nanoTime() - began < warmupNs);
-            long rep = warmup ? k : k - warmed;
-            if (warmup) {
-                warmed++;
-            }
-            if (cold && base != null) {
-                Evict.evict(PagedFile.data(base), PagedFile.index(base));
-            }
-            IoTimer timer = new IoTimer();
-            long start = System.nanoTime();
-            R result = once.run(timer);
-            long total = System.nanoTime() - start;
-            ObjectNode s = samples.addObject();
-            s.put("rep", rep);
-            s.put("warmup", warmup);
-            s.put("total_ns", total);
-            s.put("cpu_ns", Math.max(0, total - timer.ns()));
-            s.put("io_ns", timer.ns());
-            s.put("jit", jitWarm ? "warm" : "cold");
-            jitWarm = true;
-            if (outcome == null) {
-                outcome = result;
-            } else if (!same.test(outcome, result)) {
-                throw new Failure("checksum_mismatch", "repetition " + rep + " (warm-up: "
-                    + warmup + ") read something else than the first");
-            }
+        for (long rep = 0; rep < warmups || System.nanoTime() - began < warmupNs; rep++) {
+            outcome = one(base, once, same, rep, true, outcome);
+        }
+        for (long rep = 0; rep < repetitions; rep++) {
+            outcome = one(base, once, same, rep, false, outcome);
+        }
+        return outcome;
+    }
+
+    /** One timed repetition; returns the outcome every repetition must equal. */
+    private <R> R one(Path base, Once<R> once, java.util.function.BiPredicate<R, R> same,
+            long rep, boolean warmup, R outcome) throws Exception {
+        if (cold && base != null) {
+            Evict.evict(PagedFile.data(base), PagedFile.index(base));
+        }
+        IoTimer timer = new IoTimer();
+        long start = System.nanoTime();
+        R result = once.run(timer);
+        long total = System.nanoTime() - start;
+        ObjectNode s = samples.addObject();
+        s.put("rep", rep);
+        s.put("warmup", warmup);
+        s.put("total_ns", total);
+        s.put("cpu_ns", Math.max(0, total - timer.ns()));
+        s.put("io_ns", timer.ns());
+        s.put("jit", jitWarm ? "warm" : "cold");
+        jitWarm = true;
+        if (outcome == null) {
+            return result;
+        }
+        if (!same.test(outcome, result)) {
+            throw new Failure("checksum_mismatch", "repetition " + rep + " (warm-up: "
+                + warmup + ") read something else than the first");
         }
         return outcome;
     }
