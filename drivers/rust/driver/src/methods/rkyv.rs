@@ -223,11 +223,12 @@ impl Fold for ArchivedOrgType {
 }
 
 /// One line per struct: its fields in canonical order. The destructuring makes a field left
-/// out of a list fail to compile.
+/// out of a list fail to compile. Always inlined: a call passes the hash through memory (the
+/// `&mut Hasher`), a store and a reload on the hash's serial chain for every nested record.
 macro_rules! fold_fields {
     ($($name:ident { $($field:ident),* $(,)? })*) => {$(
         impl Fold for $name {
-            #[inline]
+            #[inline(always)]
             fn fold(&self, h: &mut Hasher) {
                 let $name { $($field),* } = self;
                 $( Fold::fold($field, h); )*
