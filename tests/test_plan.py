@@ -100,6 +100,7 @@ ERRORS = [
     (GROUP + 'warmups = -1\n', "group[1].warmups", "must be >= 0"),
     (GROUP + 'warmup_ms = -1\n', "group[1].warmup_ms", "must be >= 0"),
     (GROUP + 'warmup_ms = 0.5\n', "group[1].warmup_ms", "must be an integer"),
+    (GROUP + 'read_forks = -1\n', "group[1].read_forks", "must be >= 0"),
     (GROUP + 'warmups = "one"\n', "group[1].warmups", "must be an integer, got a string"),
     (GROUP + 'cold = "yes"\n', "group[1].cold", "true or false"),
     (GROUP + 'raw = 1\n', "group[1].raw", "true or false"),

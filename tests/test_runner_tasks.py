@@ -161,6 +161,24 @@ def test_micro_forks_run_in_fresh_processes_and_pool_their_samples(home, monkeyp
     assert len(micro_pids) == 3, "every fork is its own process"
 
 
+def test_read_forks_run_reads_and_their_raw_floor_in_fresh_processes(home, monkeypatch):
+    log = use(monkeypatch, home)
+    plan = FORKS_PLAN.replace("forks = 3", "read_forks = 2").replace('"micro"', '"read_seq"')
+    _, _, cells, samples = run(home, plan)
+    reads = cells_by(cells, task="read_seq")
+    assert {c["method"] for c in reads} >= {"fakejson", RAW}
+    assert {c["status"] for c in reads} == {"ok"}
+    for cell in reads:
+        mine = [s for s in samples if s["cell_id"] == cell["cell_id"]]
+        measured = sorted((s["rep"], json.loads(s["extra"])["fork"])
+                          for s in mine if not s["warmup"])
+        assert measured == [(0, 0), (1, 0), (2, 1), (3, 1)], cell["method"]
+    pids = {(method, pid) for pid, op, task, method, *_ in requests(log)
+            if op == "run" and task == "read_seq"}
+    methods = {method for method, _ in pids}
+    assert len(pids) == 2 * len(methods), "every fork of every read cell is its own process"
+
+
 def test_warm_ups_filling_warmup_ms_are_accepted_and_numbered_on_across_forks(
         home, monkeypatch):
     use(monkeypatch, home)

@@ -19,6 +19,9 @@ budget_bytes = [4194304]          # sort_dedup memory budgets (bytes)
 iterations = 100                  # micro: passes over the n objects per repetition
 forks = 1                         # micro: fresh driver processes of its own per cell (JMH's
                                   # forks); 0 = in the method x model's shared process
+read_forks = 0                    # read tasks and their raw floor: likewise (default: the
+                                  # shared process); samples pooled, so a process's luck in
+                                  # page placement and neighbours weighs 1/read_forks
 buffers = ["fresh", "reused"]     # micro: a new output buffer per object, or one reused
 sweep_k = [100, 1000, 10000]      # micro on `arrays`: objects of k strings and k ints
 seed = 42                         # read_seq start and read_rand id list
@@ -88,6 +91,7 @@ class Params:
     budget_bytes: tuple[int, ...] = (4194304,)
     iterations: int = 100
     forks: int = 1
+    read_forks: int = 0
     buffers: tuple[str, ...] = BUFFERS
     sweep_k: tuple[int, ...] = (100, 1000, 10000)
     seed: int = 42
@@ -142,7 +146,7 @@ class Cell:
     pin_cpus: str
     unsupported: str | None = None  # why the capability matrix excludes it
     iterations: int = 1  # micro: passes per repetition
-    forks: int = 0  # micro: fresh processes of its own the cell runs in (0: the group's)
+    forks: int = 0  # fresh processes of its own the cell runs in (0: the group's)
     warmup_ms: int = 0  # warm-ups go on at least this long (so their count may exceed warmups)
     cell_id: int = 0
 
@@ -282,7 +286,7 @@ class _Checker:
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
-                   "seed": 0, "warmup_ms": 0}[key]
+                   "read_forks": 0, "seed": 0, "warmup_ms": 0}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
@@ -409,12 +413,15 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
     methods = group.methods or tuple(m for m in info["methods"] if m != RAW)
     ns = tuple(sorted({min(n, count) for n in p.n})) if count else ()
 
+    def forks(task: str) -> int:
+        return p.forks if task == "micro" else p.read_forks if task in READ_TASKS else 0
+
     def cell(task, method, depth, variant, n, setting="", threads=1, unsupported=None) -> Cell:
         return Cell(language, task, model, method, depth, variant, setting, directory.name,
                     directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
-                    p.iterations if task == "micro" else 1, p.forks if task == "micro" else 0,
-                    p.warmup_ms)
+                    p.iterations if task == "micro" else 1, forks(task), p.warmup_ms)
+
 
     for method in methods:
         why = _method_unsupported(info, method, model)
