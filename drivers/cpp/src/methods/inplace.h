@@ -4,10 +4,7 @@
 // Layout. The model records are instantiated with the InPlace policy: scalars and nested
 // records inline, as C++ lays them out; strings and lists as {int32 offset, uint32 length};
 // optional records and recursive tweets as an int32 offset (0 = absent); other optionals
-// inline as {value, presence byte}. A string's bytes start 8-aligned and are zero-padded to a
-// multiple of 8, so the visit hashes them as whole words (checksum.md's zero-padded chunks)
-// with no tail to assemble: ~3.5 bytes more per string, one unpredictable branch less. Every
-// offset is self-relative (target address minus the
+// inline as {value, presence byte}. Every offset is self-relative (target address minus the
 // address of the offset field), so an object stays valid wherever its bytes are loaded or
 // moved. The whole object graph lives inside the object's extent: the root record at offset
 // 0, then everything it points to, depth-first in field order, each part aligned to its type
@@ -22,7 +19,7 @@
 // It is only ever used on files this driver wrote itself. Variant "validate" first checks
 // every offset and length against the object's extent (each target aligned, inside the
 // object, after everything claimed before it, so no sharing and no cycles), every bool and
-// presence byte, enum ordinal, string's UTF-8 and padding, and turns the first bad one into a
+// presence byte, enum ordinal and string's UTF-8, and turns the first bad one into a
 // DecodeError (corrupt_input), before anything is accessed.
 
 #include <array>
@@ -55,13 +52,6 @@ struct Pinned {
   Pinned& operator=(const Pinned&) = delete;
 };
 
-inline std::size_t round_up(std::size_t n, std::size_t align) {
-  return (n + align - 1) / align * align;
-}
-
-// The room a string of n bytes takes: whole zero-padded words.
-inline std::size_t padded(std::size_t n) { return round_up(n, 8); }
-
 struct Str : Pinned {
   static constexpr Shape shape = Shape::str;
   int32_t off;
@@ -69,8 +59,6 @@ struct Str : Pinned {
   operator std::string_view() const {
     return {reinterpret_cast<const char*>(at_offset(this, off)), len};
   }
-  // For the checksum fold: len bytes, then zeros up to padded(len).
-  const uint8_t* zero_padded_bytes() const { return at_offset(this, off); }
   void set(const uint8_t* bytes, uint32_t n) {
     off = offset_to(this, bytes);
     len = n;
@@ -130,6 +118,10 @@ struct InPlace {
 
 namespace inplace {
 
+inline std::size_t round_up(std::size_t n, std::size_t align) {
+  return (n + align - 1) / align * align;
+}
+
 // Counts what the build will allocate.
 class Sizer {
  public:
@@ -164,7 +156,7 @@ template <class D, class N>
 void measure(Sizer& s, const N& v) {
   constexpr Shape shape = shape_v<N>;
   if constexpr (shape == Shape::str) {
-    if (!v.empty()) s.alloc(padded(v.size()), 8);
+    if (!v.empty()) s.alloc(v.size(), 1);
   } else if constexpr (shape == Shape::list) {
     using DE = element_t<D>;
     if (v.empty()) return;
@@ -189,7 +181,7 @@ void build(Arena& a, D& dst, const N& v) {
   constexpr Shape shape = shape_v<N>;
   if constexpr (shape == Shape::str) {
     if (v.empty()) return;
-    uint8_t* bytes = a.alloc(padded(v.size()), 8);  // the padding stays zero
+    uint8_t* bytes = a.alloc(v.size(), 1);
     std::memcpy(bytes, v.data(), v.size());
     dst.set(bytes, uint32_t(v.size()));
   } else if constexpr (shape == Shape::list) {
@@ -315,13 +307,10 @@ void check(Checker& c, const D& v) {
   } else if constexpr (shape == Shape::str) {
     if (v.len == 0) return;
     uintptr_t at = Checker::target(&v, v.off);
-    c.claim(&v, at, padded(v.len), 8, "string");
+    c.claim(&v, at, v.len, 1, "string");
     auto* bytes = reinterpret_cast<const uint8_t*>(at);
     if (std::size_t bad = utf8_check(bytes, v.len); bad != v.len) {
       c.fail(bytes + bad, "invalid UTF-8 in a string");
-    }
-    for (std::size_t i = v.len; i < padded(v.len); ++i) {
-      if (bytes[i] != 0) c.fail(bytes + i, "a string's padding byte is not zero");
     }
   } else if constexpr (shape == Shape::list) {
     using DE = element_t<D>;

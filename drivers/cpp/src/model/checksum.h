@@ -60,11 +60,6 @@ class Hasher {
     }
   }
   void str(std::string_view s) { bytes(s.data(), s.size()); }
-  // The same words from n bytes that are followed by zeros up to a multiple of 8: no tail.
-  void zero_padded_bytes(const uint8_t* p, std::size_t n) {
-    word(n);
-    for (std::size_t i = 0; i < n; i += 8) word(load_u64(p + i));
-  }
   uint64_t finish() const { return h_; }
 
  private:
@@ -84,11 +79,7 @@ void fold(Hasher& h, const T& v) {
   } else if constexpr (shape == Shape::enumeration) {
     h.integer(int64_t(v));
   } else if constexpr (shape == Shape::str) {
-    if constexpr (requires { v.zero_padded_bytes(); }) {
-      h.zero_padded_bytes(v.zero_padded_bytes(), v.len);
-    } else {
-      h.str(std::string_view(v));
-    }
+    h.str(std::string_view(v));
   } else if constexpr (shape == Shape::list) {
     h.word(v.size());
     for (const auto& e : v) fold(h, e);
