@@ -422,7 +422,6 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
                     p.iterations if task == "micro" else 1, forks(task), p.warmup_ms)
 
-
     for method in methods:
         why = _method_unsupported(info, method, model)
         offered = tuple(info["methods"].get(method, {}).get("depths", ()))
