@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -100,6 +101,36 @@ TEST(InPlace, ObjectsReadTheSameAfterAMove) {
     Hasher h;
     InPlaceMethod{}.fold<Tweet>({moved.data() + 8, first.size()}, ReadMode{Depth::access, 0}, h);
     EXPECT_EQ(h.finish(), want.hashes[i]) << "line " << i + 1;
+  }
+}
+
+// The strings' partial chunks come from a load that ends where the string ends: on every
+// length, at both variants, the object in a block of exactly its size (no load past it).
+TEST(InPlace, StringsOfEveryLengthFoldByTheDefinition) {
+  for (std::size_t n = 0; n <= 40; ++n) {
+    Part part;
+    part.partkey = int32_t(n);
+    part.name = std::string(n, 'a');
+    part.mfgr = "";
+    part.brand = std::string("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 2 * (n % 5));  // "é"s
+    part.type = std::string(40 - n, 't');
+    part.container = std::string(n / 3, 'c');
+    part.comment = std::string(n % 8, 'z');
+    uint64_t want = kSeed;
+    auto word = [&](uint64_t w) { want = (want ^ w) * kPrime; };
+    word(uint64_t(part.partkey));
+    for (const std::string* s : {&part.name, &part.mfgr, &part.brand, &part.type})
+      str_by_definition(want, *s);
+    word(uint64_t(part.size));
+    str_by_definition(want, part.container);
+    word(std::bit_cast<uint64_t>(part.retailprice));
+    str_by_definition(want, part.comment);
+    const Object o = Object::of(part);
+    for (std::size_t variant : {std::size_t(0), InPlaceMethod::kValidate}) {
+      Hasher h;
+      InPlaceMethod{}.fold<Part>(o.span(), ReadMode{Depth::access, variant}, h);
+      EXPECT_EQ(h.finish(), want) << n << " bytes, variant " << variant;
+    }
   }
 }
 

@@ -2,7 +2,9 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -25,6 +27,16 @@ Expected expected(std::string_view model) {
   out.set.count = doc["set_checksum"]["count"].GetUint64();
   out.set.sum = hex(doc["set_checksum"]["sum"]);
   return out;
+}
+
+void str_by_definition(uint64_t& h, std::string_view s) {
+  auto word = [&](uint64_t w) { h = (h ^ w) * kPrime; };
+  word(s.size());
+  for (std::size_t i = 0; i < s.size(); i += 8) {
+    uint64_t chunk = 0;
+    std::memcpy(&chunk, s.data() + i, std::min<std::size_t>(8, s.size() - i));
+    word(chunk);
+  }
 }
 
 Scratch::Scratch() {

@@ -66,9 +66,9 @@ class Hasher {
   uint64_t h_ = kSeed;
 };
 
-// Folds the words of any value, depth-first in canonical field order.
+// The walk behind fold().
 template <class T>
-void fold(Hasher& h, const T& v) {
+void fold_value(Hasher& h, const T& v) {
   constexpr Shape shape = shape_v<T>;
   if constexpr (shape == Shape::boolean) {
     h.word(v ? 1 : 0);
@@ -82,17 +82,25 @@ void fold(Hasher& h, const T& v) {
     h.str(std::string_view(v));
   } else if constexpr (shape == Shape::list) {
     h.word(v.size());
-    for (const auto& e : v) fold(h, e);
+    for (const auto& e : v) fold_value(h, e);
   } else if constexpr (shape == Shape::optional) {
     if (v) {
       h.word(1);
-      fold(h, *v);
+      fold_value(h, *v);
     } else {
       h.word(0);
     }
   } else {
-    for_each_field<T>([&](auto f) { fold(h, v.*f.member); });
+    for_each_field<T>([&](auto f) { fold_value(h, v.*f.member); });
   }
+}
+
+// Folds the words of any value, depth-first in canonical field order, as one function:
+// everything the walk calls is inlined (up to a recursive tweet), so the hash stays in a
+// register; a call per string or record would pass it through memory on its serial chain.
+template <class T>
+[[gnu::flatten]] void fold(Hasher& h, const T& v) {
+  fold_value(h, v);
 }
 
 template <class T>
