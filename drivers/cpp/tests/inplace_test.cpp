@@ -104,8 +104,8 @@ TEST(InPlace, ObjectsReadTheSameAfterAMove) {
   }
 }
 
-// The strings' partial chunks come from a load that ends where the string ends: on every
-// length, at both variants, the object in a block of exactly its size (no load past it).
+// Strings of every length, at both variants, hash as checksum.md defines them, the object in
+// a block of exactly its size (ASan sees any load past it).
 TEST(InPlace, StringsOfEveryLengthFoldByTheDefinition) {
   for (std::size_t n = 0; n <= 40; ++n) {
     Part part;
