@@ -73,23 +73,25 @@ impl Rkyv {
         if self.validate {
             return validated(bytes);
         }
-        if bytes.len() < size_of::<A>() {
-            return Err(DecodeError::new(
-                0,
-                format!(
-                    "truncated: the archived root needs {} bytes, the object has {}",
-                    size_of::<A>(),
-                    bytes.len()
-                ),
-            ));
-        }
-        if bytes.as_ptr() as usize % ALIGN != 0 {
-            return Err(DecodeError::new(0, "the object is not 8-byte aligned"));
+        if bytes.len() < size_of::<A>() || bytes.as_ptr() as usize % ALIGN != 0 {
+            return Err(unfit_root(bytes, size_of::<A>()));
         }
         // SAFETY: the reader hands a trusting codec only objects of files this driver wrote
         // (see `Method::trusting`), which are whole `to_bytes` buffers of `A`'s type kept
         // 8-aligned; length and alignment are checked above.
         Ok(unsafe { ::rkyv::access_unchecked::<A>(bytes) })
+    }
+}
+
+/// Why `bytes` cannot hold a root of `need` bytes, for the trusting variant.
+#[cold]
+#[inline(never)]
+fn unfit_root(bytes: &[u8], need: usize) -> DecodeError {
+    if bytes.len() < need {
+        let got = bytes.len();
+        DecodeError::new(0, format!("truncated: the archived root needs {need} bytes, the object has {got}"))
+    } else {
+        DecodeError::new(0, "the object is not 8-byte aligned")
     }
 }
 
@@ -172,7 +174,8 @@ impl Fold for ArchivedString {
 /// gets LLVM's runtime unrolling, whose set-up and remainder branches cost more than they
 /// save on strings of a few chunks; this pointer loop (trip count unknown to LLVM) is left
 /// as one load, xor, multiply and compare per chunk, about 25 instructions fewer per
-/// string, which lets the next object's hash chain overlap more of this one's.
+/// string: the walk is bound by instructions (and a few mispredicted length branches) more
+/// than by the hash's serial chain.
 #[inline(always)]
 fn fold_out_of_line(b: &[u8], h: &mut Hasher) {
     let n = b.len();
@@ -185,11 +188,15 @@ fn fold_out_of_line(b: &[u8], h: &mut Hasher) {
     // SAFETY: `n & !7 <= n`: one past the last full chunk, inside or at the end of `b`
     let end = unsafe { start.add(n & !7) };
     let mut p = start;
-    while p < end {
+    // at least one chunk: a test before the loop would be a branch per string for nothing
+    loop {
         // SAFETY: p + 8 <= end <= the end of `b`
         h.word(u64::from_le_bytes(unsafe { p.cast::<[u8; 8]>().read_unaligned() }));
         // SAFETY: at most `end`
         p = unsafe { p.add(8) };
+        if p >= end {
+            break;
+        }
     }
     let rest = n % 8;
     if rest != 0 {
@@ -209,7 +216,9 @@ fn repr_bytes(s: &ArchivedString) -> &[u8; 8] {
 /// string (valid UTF-8, or the 0xff padding of an empty one) can start with.
 #[inline(always)]
 fn repr_is_inline(repr: u64) -> bool {
-    repr as u8 & 0xc0 != 0x80
+    // 0b10xx_xxxx are the bytes below -64 as i8: one compare where a mask and a compare
+    // were two instructions, on every string
+    repr as u8 as i8 >= -64
 }
 
 /// The position of the first 0xff byte of an inline representation (8 if none).
@@ -334,6 +343,21 @@ fold_fields! {
     ArchivedArrays { strings, ints }
 }
 
+impl Rkyv {
+    /// The depths other than `access`.
+    #[inline(never)]
+    fn fold_other<M>(&mut self, bytes: &[u8], depth: Depth, h: &mut Hasher) -> Result<(), DecodeError>
+    where
+        M: serbench_model::ModelType,
+        Self: Codec<M>,
+    {
+        match depth {
+            Depth::Materialize => fold_decoded::<M, _>(self, bytes, h),
+            other => Err(DecodeError::depth(<Self as Method>::ID, other)),
+        }
+    }
+}
+
 /// `Codec` for each model root (concrete types keep rkyv's serializer bounds out of sight).
 macro_rules! rkyv_codec {
     ($($model:ty),*) => {$(
@@ -357,16 +381,15 @@ macro_rules! rkyv_codec {
                     .map_err(|e| DecodeError::new(0, format!("rkyv deserialize: {e}")))
             }
 
-            #[inline]
+            /// `access` inlined into the reading task's loop (no call, no result in memory,
+            /// per object), every other depth behind one call.
+            #[inline(always)]
             fn fold(&mut self, bytes: &[u8], depth: Depth, h: &mut Hasher) -> Result<(), DecodeError> {
-                match depth {
-                    Depth::Materialize => fold_decoded::<$model, _>(self, bytes, h),
-                    Depth::Access => {
-                        self.root::<Archived<$model>>(bytes)?.fold(h);
-                        Ok(())
-                    }
-                    other => Err(DecodeError::depth(<Self as Method>::ID, other)),
+                if depth == Depth::Access {
+                    self.root::<Archived<$model>>(bytes)?.fold(h);
+                    return Ok(());
                 }
+                self.fold_other::<$model>(bytes, depth, h)
             }
         }
     )*};
