@@ -101,6 +101,9 @@ ERRORS = [
     (GROUP + 'warmup_ms = -1\n', "group[1].warmup_ms", "must be >= 0"),
     (GROUP + 'warmup_ms = 0.5\n', "group[1].warmup_ms", "must be an integer"),
     (GROUP + 'read_forks = -1\n', "group[1].read_forks", "must be >= 0"),
+    (GROUP + 'floor_rounds = -1\n', "group[1].floor_rounds", "must be >= 0"),
+    (GROUP + 'repetitions = 3\nfloor_rounds = 4\n', "group[1].floor_rounds",
+     "at most one round per repetition"),
     (GROUP + 'warmups = "one"\n', "group[1].warmups", "must be an integer, got a string"),
     (GROUP + 'cold = "yes"\n', "group[1].cold", "true or false"),
     (GROUP + 'raw = 1\n', "group[1].raw", "true or false"),
@@ -162,6 +165,15 @@ def test_star_resolves_against_info_and_raw_floor_reads_each_file():
     assert {(c.task, c.variant, c.depth) for c in raw} == {
         (t, m, "") for t in ("read_seq", "read_rand") for m in ("handcoded", "json")}
     assert all(c.unsupported is None for c in cells)
+
+
+def test_floor_rounds_reach_the_reads_of_methods_only():
+    cells = cells_of('[params]\nn = 5\nfloor_rounds = 3\n' + GROUP + 'models = ["trade"]\n')
+    rounds = {(c.task, c.method == RAW): c.floor_rounds for c in cells}
+    assert rounds == {("write", False): 0, ("read_seq", False): 3, ("read_rand", False): 3,
+                      ("read_seq", True): 0, ("read_rand", True): 0}
+    without_raw = cells_of('[params]\nn = 5\nfloor_rounds = 3\nraw = false\n' + GROUP)
+    assert {c.floor_rounds for c in without_raw} == {0}, "no raw floor, nothing to pair"
 
 
 def test_unsupported_cells_are_kept_with_reasons():

@@ -62,6 +62,9 @@ FAILED = ("read_rand", "part", "cpp", "protobuf", "access")             # at eve
 UNSUPPORTED = ("read_seq", "part", "java", "handcoded", "access")       # at every n
 FAILED_MESSAGE = "part.pages: page 3, object 1021 at offset 8844: string length exceeds the page"
 UNSUPPORTED_MESSAGE = "java handcoded does not support depth access"
+# timed in rounds with its own file's raw read (floor_rounds): each sample carries its floor
+PAIRED = ("read_seq", "trade", "rust", "handcoded", "materialize", 10000)
+PAIRED_RATIO = 1.25
 
 
 def methods_of(language):
@@ -91,7 +94,7 @@ class Fixture:
 
     def cell(self, run, task, model, language, method, depth, variant, n, status="ok",
              error_kind=None, message=None, stderr=None, counters=None, base_ns=None,
-             got_sum=None):
+             got_sum=None, floor_ratio=None):
         self.cell_id += 1
         expected_sum = "00000000deadbeef"
         self.cells.append(
@@ -105,8 +108,11 @@ class Fixture:
             jit = (lambda state: json.dumps({"jit": state})) if language == "java" else None
             self.samples.append([run, self.cell_id, 0, True, warmup, warmup * 7 // 10,
                                  warmup * 3 // 10, jit and jit("cold")])
+            paired = (lambda t: json.dumps({"floor_ns": t / floor_ratio})) if floor_ratio \
+                else None
             self.samples += [[run, self.cell_id, rep, False, t, t * 7 // 10, t - t * 7 // 10,
-                              jit and jit("warm")] for rep, t in enumerate(measured)]
+                              jit and jit("warm") or paired and paired(t)]
+                             for rep, t in enumerate(measured)]
             if status == "ok":
                 self.medians[(run, task, model, language, method, depth, variant, n)] = \
                     statistics.median(measured)
@@ -165,7 +171,8 @@ def add_reads(fx, run, task, model, language, method):
                         base_ns=INVALID_NS, got_sum="00000000badc0ffe")
             else:
                 fx.cell(run, task, model, language, method, depth, "", n,
-                        base_ns=n * per_object)
+                        base_ns=n * per_object,
+                        floor_ratio=PAIRED_RATIO if (*identity, n) == PAIRED else None)
 
 
 def make_results_db(path):
@@ -426,6 +433,16 @@ def test_ranking_shows_the_floor_per_language(rendered):
     # decode cost over reading the method's own file: json materialize over its raw read
     json_row = next(r for r in rows if r[1] == "rust · json · materialize")
     assert json_row[5] == multiple(2000 / 160)
+
+
+def test_a_read_timed_in_rounds_with_its_floor_shows_the_paired_multiple(rendered):
+    rows = markdown_table(rendered["md"], TRADE_SEQ)
+    paired = [r for r in rows if r[5].endswith(" paired")]
+    assert [(r[1], r[5]) for r in paired] == [("rust · handcoded · materialize", "1.25x paired")]
+    caption = rendered["md"].split(f"**{TRADE_SEQ}**")[1].split("**Ranking")[0]
+    assert "Paired: the read ran in rounds" in caption
+    other = rendered["md"].split("**Ranking: read_seq · trade, depth access, n = 10,000**")[1]
+    assert "Paired:" not in other.split("**Ranking")[0]
 
 
 def test_ranking_statistics_exclude_warmups(rendered):

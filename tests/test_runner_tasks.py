@@ -11,7 +11,7 @@ from serbench.checksum import hex64, object_hash, sequence_checksum
 from serbench.order import sorted_distinct
 from serbench.plan import RAW
 from serbench.runner import (BadAnswer, Runner, checked_samples, dataset_hashes, read_ids,
-                             read_seq_start)
+                             read_seq_start, rounds)
 from serbench.sizes import lines_of_code
 from test_runner import by_status, home, requests, run, use  # noqa: F401 (home is a fixture)
 
@@ -177,6 +177,58 @@ def test_read_forks_run_reads_and_their_raw_floor_in_fresh_processes(home, monke
             if op == "run" and task == "read_seq"}
     methods = {method for method, _ in pids}
     assert len(pids) == 2 * len(methods), "every fork of every read cell is its own process"
+
+
+FLOOR_PLAN = """
+name = "floor"
+[params]
+n = [5]
+warmups = 2
+repetitions = 5
+floor_rounds = 2
+[[group]]
+tasks = ["read_seq"]
+models = ["part"]
+methods = ["fakejson"]
+depths = ["access"]
+"""
+
+
+def test_floor_rounds_alternate_a_read_with_the_raw_read_of_its_file(home, monkeypatch):
+    log = use(monkeypatch, home)
+    _, _, cells, samples = run(home, FLOOR_PLAN)
+    (read,) = cells_by(cells, task="read_seq", method="fakejson")
+    assert read["status"] == "ok", read["message"]
+    mine = [s for s in samples if s["cell_id"] == read["cell_id"]]
+    assert sorted(s["rep"] for s in mine if s["warmup"]) == [0, 1, 2], "2, then 1 per round"
+    measured = [s for s in mine if not s["warmup"]]
+    assert sorted(s["rep"] for s in measured) == [0, 1, 2, 3, 4]
+    assert all(json.loads(s["extra"])["floor_ns"] > 0 for s in measured)
+    assert json.loads(read["params"])["floor_rounds"] == 2
+    runs = [(pid, method) for pid, op, task, method, *_ in requests(log)
+            if op == "run" and task == "read_seq"]
+    paired = runs[:4]
+    assert [m for _, m in paired] == ["fakejson", RAW, "fakejson", RAW]
+    assert len({pid for pid, _ in paired}) == 1, "a read and its floor share one process"
+    (floor,) = cells_by(cells, task="read_seq", method=RAW)
+    assert floor["status"] == "ok" and not any(
+        "floor_ns" in (s["extra"] or "") for s in samples if s["cell_id"] == floor["cell_id"])
+
+
+def test_a_floor_that_reads_other_bytes_in_a_later_round_makes_the_read_invalid(
+        home, monkeypatch):
+    use(monkeypatch, home, mode="bad_checksum", on=f"op=run,method={RAW}", after=1)
+    _, _, cells, samples = run(home, FLOOR_PLAN)
+    (read,) = cells_by(cells, task="read_seq", method="fakejson")
+    assert read["status"] == "invalid"
+    assert read["message"].startswith("the raw floor of the same file, round 2: ")
+    assert not [s for s in samples if s["cell_id"] == read["cell_id"]]
+
+
+def test_rounds_share_the_repetitions_evenly():
+    assert rounds(5, 2) == [3, 2]
+    assert rounds(40, 8) == [5] * 8
+    assert rounds(3, 10) == [1, 1, 1]
 
 
 def test_warm_ups_filling_warmup_ms_are_accepted_and_numbered_on_across_forks(

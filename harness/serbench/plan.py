@@ -22,6 +22,10 @@ forks = 1                         # micro: fresh driver processes of its own per
 read_forks = 0                    # read tasks and their raw floor: likewise (default: the
                                   # shared process); samples pooled, so a process's luck in
                                   # page placement and neighbours weighs 1/read_forks
+floor_rounds = 0                  # read tasks: the repetitions in this many rounds, each
+                                  # followed in the same process by the raw read of the same
+                                  # file, so every repetition has a floor timed under the same
+                                  # machine state (0 = the raw floor only as its own cell)
 buffers = ["fresh", "reused"]     # micro: a new output buffer per object, or one reused
 sweep_k = [100, 1000, 10000]      # micro on `arrays`: objects of k strings and k ints
 seed = 42                         # read_seq start and read_rand id list
@@ -92,6 +96,7 @@ class Params:
     iterations: int = 100
     forks: int = 1
     read_forks: int = 0
+    floor_rounds: int = 0
     buffers: tuple[str, ...] = BUFFERS
     sweep_k: tuple[int, ...] = (100, 1000, 10000)
     seed: int = 42
@@ -148,6 +153,7 @@ class Cell:
     iterations: int = 1  # micro: passes per repetition
     forks: int = 0  # fresh processes of its own the cell runs in (0: the group's)
     warmup_ms: int = 0  # warm-ups go on at least this long (so their count may exceed warmups)
+    floor_rounds: int = 0  # reads: rounds alternating with the raw read of the same file
     cell_id: int = 0
 
     @property
@@ -166,7 +172,8 @@ class Cell:
 
     def plan_params(self) -> dict:
         return {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
-                "repetitions": self.repetitions, "seed": self.seed,
+                "repetitions": self.repetitions, "floor_rounds": self.floor_rounds,
+                "seed": self.seed,
                 "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
 
 
@@ -286,7 +293,7 @@ class _Checker:
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
-                   "read_forks": 0, "seed": 0, "warmup_ms": 0}[key]
+                   "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
@@ -316,6 +323,10 @@ class _Checker:
         params = self.params(param_table, defaults, where)
         if "sort_dedup" in tasks:
             self.check_sort_budget(params, where)
+        if params.floor_rounds > params.repetitions:
+            raise self.error(f"{where}.floor_rounds",
+                             f"{params.floor_rounds} rounds cannot share {params.repetitions} "
+                             "repetitions: give at most one round per repetition")
         return Group(number, tasks, params=params, **lists)
 
     def check_sort_budget(self, params: Params, where: str) -> None:
@@ -416,11 +427,15 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
     def forks(task: str) -> int:
         return p.forks if task == "micro" else p.read_forks if task in READ_TASKS else 0
 
+    def floor_rounds(task: str, method: str) -> int:
+        return p.floor_rounds if p.raw and task in READ_TASKS and method != RAW else 0
+
     def cell(task, method, depth, variant, n, setting="", threads=1, unsupported=None) -> Cell:
         return Cell(language, task, model, method, depth, variant, setting, directory.name,
                     directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
-                    p.iterations if task == "micro" else 1, forks(task), p.warmup_ms)
+                    p.iterations if task == "micro" else 1, forks(task), p.warmup_ms,
+                    floor_rounds(task, method))
 
     for method in methods:
         why = _method_unsupported(info, method, model)

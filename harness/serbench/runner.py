@@ -236,6 +236,26 @@ def checked_task_fields(task: str, counters: dict, samples: list[dict], threads:
                                 f"not {threads} times in ns")
 
 
+def rounds(repetitions: int, count: int) -> list[int]:
+    """`repetitions` shared as evenly as they go over `count` rounds (never an empty one)."""
+    count = min(count, repetitions)
+    return [repetitions // count + (i < repetitions % count) for i in range(count)]
+
+
+def numbered_on(samples: list[dict], before: list[dict], **extra) -> list[dict]:
+    """Samples of one more request, numbered on from the earlier ones' warm-ups and
+    repetitions (the warm-ups' count may differ per request when they run for warmup_ms)."""
+    done = {kind: sum(s["warmup"] == kind for s in before) for kind in (True, False)}
+    return [{**s, "rep": s["rep"] + done[s["warmup"]], **extra} for s in samples]
+
+
+def paired(reads: list[dict], floors: list[dict]) -> list[dict]:
+    """A round's read samples, each measured one carrying the total of the floor's measured
+    sample at the same place in the round as `floor_ns`."""
+    floor_ns = iter([s["total_ns"] for s in floors if not s["warmup"]])
+    return [s if s["warmup"] else {**s, "floor_ns": next(floor_ns)} for s in reads]
+
+
 def mismatch(what: str, got: dict, expected: dict) -> str | None:
     if got["count"] != expected["count"]:
         return f"{what}: count {got['count']} differs from expected {expected['count']}"
@@ -362,11 +382,7 @@ class Runner:
                 return replace(result, message=f"fork {fork + 1} of {cell.forks}: "
                                                f"{result.message or ''}")
             first = first or result
-            # numbered on from the earlier forks' warm-ups and repetitions (the warm-ups'
-            # count may differ per fork when they run for warmup_ms)
-            before = {kind: sum(s["warmup"] == kind for s in samples) for kind in (True, False)}
-            samples += [{**s, "rep": s["rep"] + before[s["warmup"]], "fork": fork}
-                        for s in result.samples]
+            samples += numbered_on(result.samples, samples, fork=fork)
         return replace(first, samples=samples)
 
     def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict[str, CellResult]:
@@ -425,6 +441,8 @@ class Runner:
         if cell.task == "sort_dedup":
             return self.run_sort(driver, cell, source.base)
         params, expected = self.read_params(cell, source.base)
+        if cell.floor_rounds:
+            return self.timed_with_floor(driver, cell, params, expected)
         result = self.timed(driver, cell, params, expected)
         if cell.method == RAW and result.status == "ok":
             self.cross_check_raw(cell, params, result)
@@ -464,6 +482,37 @@ class Runner:
                           eviction=eviction if isinstance(eviction, str) else None,
                           counters=counters, params=params,
                           samples=samples if status == "ok" else [])
+
+    def timed_with_floor(self, driver: DriverProcess, cell: Cell, params: dict,
+                         expected: dict) -> CellResult:
+        """The read's repetitions in `floor_rounds` rounds, each followed in the same process
+        by as many raw reads of the same file; every measured sample carries the raw sample
+        of its place in the round as `floor_ns`. On a VM whose speed moves by tens of percent
+        over seconds, a read and a floor timed minutes apart are not comparable; these are.
+        Later rounds warm up once (the driver's page buffer is per request)."""
+        floor = replace(cell, method=RAW, depth="", variant=cell.method, floor_rounds=0)
+        samples, first, floor_sum = [], None, None
+        for number, repetitions in enumerate(rounds(cell.repetitions, cell.floor_rounds)):
+            warm = ({"warmups": cell.warmups, "warmup_ms": cell.warmup_ms} if number == 0
+                    else {"warmups": 1, "warmup_ms": 0})
+            round_params = {**params, **warm, "repetitions": repetitions}
+            read = self.timed(driver, replace(cell, repetitions=repetitions, **warm),
+                              round_params, expected)
+            if read.status != "ok":
+                return replace(read, params={**params, "floor_rounds": cell.floor_rounds})
+            raw = self.timed(driver, replace(floor, repetitions=repetitions, **warm),
+                             round_params, {"count": cell.n, "sum": floor_sum})
+            if raw.status == "ok" and floor_sum is None:
+                self.cross_check_raw(floor, round_params, raw)
+                floor_sum = raw.got["sum"]
+            if raw.status != "ok":
+                what = f"the raw floor of the same file, round {number + 1}: "
+                return replace(raw, message=what + (raw.message or ""), samples=[],
+                               params={**params, "floor_rounds": cell.floor_rounds})
+            first = first or read
+            samples += numbered_on(paired(read.samples, raw.samples), samples)
+        return replace(first, samples=samples,
+                       params={**params, "floor_rounds": cell.floor_rounds})
 
     def common_params(self, cell: Cell) -> dict:
         return {"cold": cell.cold, "warmups": cell.warmups, "warmup_ms": cell.warmup_ms,

@@ -74,6 +74,9 @@ class Cell:
     extra: dict = field(default_factory=dict)  # medians of the samples' own times, by key
     # a JVM's first timed repetition (its sample says "jit": "cold"), never in the statistics
     cold_jit_ns: float | None = None
+    # a read timed in rounds with its own file's raw read (floor_rounds): the median over
+    # repetitions of each one's time over the raw read at its place in the round
+    over_paired_floor: float | None = None
 
     @property
     def settings(self) -> dict:
@@ -137,7 +140,8 @@ SELECT cell_id, count(*),
        median(total_ns), min(total_ns), max(total_ns),
        median(cpu_ns), min(cpu_ns), max(cpu_ns),
        median(io_ns), min(io_ns), max(io_ns),
-       """ + ",\n       ".join(f"median(CAST(extra->>'{k}' AS DOUBLE))" for k in EXTRA_TIMES) + """
+       """ + ",\n       ".join(f"median(CAST(extra->>'{k}' AS DOUBLE))" for k in EXTRA_TIMES) + """,
+       median(total_ns / CAST(extra->>'floor_ns' AS DOUBLE))
 FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 """
 
@@ -182,6 +186,9 @@ def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None) -> 
         return cell
     reps, *values = stats
     extra = {k: v for k, v in zip(EXTRA_TIMES, values[9:]) if v is not None}
+    over_paired_floor = values[9 + len(EXTRA_TIMES)]
     return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
                    io=_stat(values[6:9]), extra=extra,
-                   cold_jit_ns=None if cold_jit_ns is None else float(cold_jit_ns))
+                   cold_jit_ns=None if cold_jit_ns is None else float(cold_jit_ns),
+                   over_paired_floor=None if over_paired_floor is None
+                   else float(over_paired_floor))

@@ -149,6 +149,7 @@ class RankRow:
     status: str               # ok, invalid, failed, unsupported, no samples, not run
     note: str = ""
     over_floor: float | None = None  # median / the raw read of the method's own file
+    floor_paired: bool = False  # over_floor from raw reads timed in rounds beside this one
 
 
 @dataclass(frozen=True)
@@ -189,12 +190,15 @@ def _ranking(depth: str, group: list[Series], floors: list[Series], everything: 
         return cell.total.median / best if best else None
 
     def over_floor(s: Series, cell: Cell) -> float | None:
+        if cell.over_paired_floor is not None:
+            return cell.over_paired_floor
         own = _own_floor(s, everything, n)
         return cell.total.median / own.total.median if own else None
 
     rows = [RankRow("floor", s, c, ratio(c), "ok", _problems_elsewhere(s, n))
              for s in floors if (c := _measured_at(s, n))]
-    rows += [RankRow(str(i), s, c, ratio(c), "ok", _problems_elsewhere(s, n), over_floor(s, c))
+    rows += [RankRow(str(i), s, c, ratio(c), "ok", _problems_elsewhere(s, n), over_floor(s, c),
+                     c.over_paired_floor is not None)
              for i, (s, c) in enumerate(measured, 1)]
     rows += [_unmeasured_row(s, n) for s in floors + group if not _measured_at(s, n)]
     return Ranking(depth, n, best, rows)

@@ -103,6 +103,11 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     if with_floor:
         caption += (" × own file's raw: the median over the raw read of the file the same "
                     "method wrote, i.e. what decoding and visiting add to reading the bytes.")
+    if any(r.floor_paired for r in ranking.rows):
+        caption += (" Paired: the read ran in rounds, each followed in the same process by "
+                    "the raw read of its file (floor_rounds); the figure is the median over "
+                    "repetitions of each one's time over the raw read at its place in the "
+                    "round, so both were timed under the same machine state.")
     if with_jit:
         caption += (" Cold JIT: the first repetition the cell's fresh JVM timed (after only the "
                     "round-trip check of the dataset), shown apart and never in the median.")
@@ -125,7 +130,8 @@ def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool) ->
               f"{number(unit.of(total.low))}–{number(unit.of(total.high))}",
               multiple(row.multiple) if row.multiple else ""]
     if with_floor:
-        values.append(multiple(row.over_floor) if row.over_floor else "")
+        paired = " paired" if row.floor_paired else ""
+        values.append(multiple(row.over_floor) + paired if row.over_floor else "")
     if with_jit:
         values.append(number(unit.of(cold_jit)) if cold_jit else "")
     values += [f"{row.cell.reps:,}", " · ".join(filter(None, ["ok", row.note]))]
