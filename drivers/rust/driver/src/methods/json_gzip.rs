@@ -1,5 +1,5 @@
 //! `json_gzip`: compact canonical JSON (serde_json, absent optionals omitted), each object
-//! a complete gzip member (RFC 1952) at level 6 through flate2's default backend. The
+//! a complete gzip member (RFC 1952) at level 6 through flate2's zlib-rs backend. The
 //! deflate and inflate states and the JSON buffer are reused from object to object
 //! (`reset`), as the library allows; only the 10-byte gzip header and 8-byte trailer are
 //! written here, with flate2's CRC-32.
@@ -42,7 +42,7 @@ impl Method for JsonGzip {
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/json_gzip.rs"];
 
     fn settings() -> Map<String, Value> {
-        let Value::Object(settings) = json!({"gzip_level": LEVEL, "gzip_backend": "miniz_oxide"})
+        let Value::Object(settings) = json!({"gzip_level": LEVEL, "gzip_backend": "zlib-rs"})
         else {
             unreachable!()
         };
