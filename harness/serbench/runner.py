@@ -491,6 +491,7 @@ class Runner:
         over seconds, a read and a floor timed minutes apart are not comparable; these are.
         Later rounds warm up once (the driver's page buffer is per request)."""
         floor = replace(cell, method=RAW, depth="", variant=cell.method, floor_rounds=0)
+        recorded = {**params, "floor_rounds": cell.floor_rounds}
         samples, first, floor_sum = [], None, None
         for number, repetitions in enumerate(rounds(cell.repetitions, cell.floor_rounds)):
             warm = ({"warmups": cell.warmups, "warmup_ms": cell.warmup_ms} if number == 0
@@ -499,7 +500,7 @@ class Runner:
             read = self.timed(driver, replace(cell, repetitions=repetitions, **warm),
                               round_params, expected)
             if read.status != "ok":
-                return replace(read, params={**params, "floor_rounds": cell.floor_rounds})
+                return replace(read, params=recorded)
             raw = self.timed(driver, replace(floor, repetitions=repetitions, **warm),
                              round_params, {"count": cell.n, "sum": floor_sum})
             if raw.status == "ok" and floor_sum is None:
@@ -508,11 +509,10 @@ class Runner:
             if raw.status != "ok":
                 what = f"the raw floor of the same file, round {number + 1}: "
                 return replace(raw, message=what + (raw.message or ""), samples=[],
-                               params={**params, "floor_rounds": cell.floor_rounds})
+                               params=recorded)
             first = first or read
             samples += numbered_on(paired(read.samples, raw.samples), samples)
-        return replace(first, samples=samples,
-                       params={**params, "floor_rounds": cell.floor_rounds})
+        return replace(first, samples=samples, params=recorded)
 
     def common_params(self, cell: Cell) -> dict:
         return {"cold": cell.cold, "warmups": cell.warmups, "warmup_ms": cell.warmup_ms,
