@@ -2,6 +2,12 @@
 
 Each language's own build tool does the work (incrementally); a language whose project is not
 there yet is skipped with a note, and a missing toolchain is an error that says what to install.
+
+Two recipes per language: the full build (what `make test` needs: the C++ GoogleTest binary,
+the Java test classes) and the drivers-only build (`--drivers-only`, what `serbench demo`
+needs: the executables the harness runs, without GoogleTest installed or any test compiled).
+Both use the same build directories, so a full build after a drivers-only one compiles only
+the tests.
 """
 from __future__ import annotations
 
@@ -31,30 +37,55 @@ class Recipe:
     # the tool's offline flag: each command is tried offline first (no network round trips
     # once the tool's cache is populated) and run again online when that fails
     offline_flag: str | None = None
+    # the commands that build only the driver executables (no test code); None: `commands`
+    driver_commands: tuple[tuple[str, ...], ...] | None = None
+
+    def commands_for(self, drivers_only: bool) -> tuple[tuple[str, ...], ...]:
+        if drivers_only and self.driver_commands is not None:
+            return self.driver_commands
+        return self.commands
+
+
+CPP_SOURCE = DRIVERS / "cpp"
+CPP_BUILD = CPP_SOURCE / "build"
+JAVA_POM = DRIVERS / "java" / "pom.xml"
+
+
+def _cmake(tests: bool) -> tuple[tuple[str, ...], ...]:
+    """Configure and build drivers/cpp/build. SERBENCH_TESTS is always given, since CMake keeps
+    an option in its cache: a full build after a drivers-only one turns the tests back on, and
+    only the test binary is then compiled (the driver's flags do not depend on the option)."""
+    configure = ("cmake", "-S", str(CPP_SOURCE), "-B", str(CPP_BUILD),
+                 "-DCMAKE_BUILD_TYPE=Release", f"-DSERBENCH_TESTS={'ON' if tests else 'OFF'}")
+    build = ("cmake", "--build", str(CPP_BUILD), "--parallel", str(os.cpu_count() or 1))
+    return (configure, build if tests else build + ("--target", "serbench-cpp"))
 
 
 RECIPES = {
     "rust": Recipe(
+        # the workspace's binaries are the driver and the harness's datagen; cargo test
+        # builds the tests itself
         DRIVERS / "rust" / "Cargo.toml", ("cargo",), "install Rust with rustup",
         (("cargo", "build", "--release", "--locked", "--manifest-path",
           str(DRIVERS / "rust" / "Cargo.toml")),)),
     "cpp": Recipe(
         DRIVERS / "cpp" / "CMakeLists.txt", ("cmake", "g++"),
         "install cmake and g++ (scripts/setup installs them with the C++ libraries)",
-        (("cmake", "-S", str(DRIVERS / "cpp"), "-B", str(DRIVERS / "cpp" / "build"),
-          "-DCMAKE_BUILD_TYPE=Release"),
-         ("cmake", "--build", str(DRIVERS / "cpp" / "build"), "--parallel",
-          str(os.cpu_count() or 1)))),
+        _cmake(tests=True), driver_commands=_cmake(tests=False)),
     "java": Recipe(
-        DRIVERS / "java" / "pom.xml", ("mvn", "java"), "install a JDK (17+) and Maven",
-        (("mvn", "-q", "-f", str(DRIVERS / "java" / "pom.xml"), "-DskipTests", "package"),),
-        offline_flag="-o"),
+        JAVA_POM, ("mvn", "java"), "install a JDK (17+) and Maven",
+        # -DskipTests compiles the tests without running them; maven.test.skip compiles none
+        (("mvn", "-q", "-f", str(JAVA_POM), "-DskipTests", "package"),),
+        offline_flag="-o",
+        driver_commands=(("mvn", "-q", "-f", str(JAVA_POM), "-Dmaven.test.skip=true",
+                          "package"),)),
 }
 
 
 def build(languages: tuple[str, ...] = tuple(RECIPES),
-          say: Callable[[str], None] = print) -> list[str]:
-    """Build each language whose project exists; returns the languages built."""
+          say: Callable[[str], None] = print, drivers_only: bool = False) -> list[str]:
+    """Build each language whose project exists; returns the languages built. drivers_only:
+    the driver executables alone, no test code (what a benchmark run needs)."""
     built = []
     for language in languages:
         recipe = RECIPES[language]
@@ -64,8 +95,8 @@ def build(languages: tuple[str, ...] = tuple(RECIPES),
         missing = [tool for tool in recipe.tools if shutil.which(tool) is None]
         if missing:
             raise BuildError(f"{language}: {', '.join(missing)} not found; {recipe.install_hint}")
-        say(f"{language}: building")
-        for command in recipe.commands:
+        say(f"{language}: building" + (" (driver only)" if drivers_only else ""))
+        for command in recipe.commands_for(drivers_only):
             if recipe.offline_flag and _offline_ok(command, recipe.offline_flag):
                 continue
             # the build tools' own output goes to stderr, where the user watches progress

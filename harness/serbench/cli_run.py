@@ -260,11 +260,18 @@ def runs_command() -> None:
 @click.command("build")
 @click.option("--language", "languages", multiple=True, type=click.Choice(LANGUAGES),
               help="only this language (repeatable; default: every driver project present)")
-def build_command(languages: tuple[str, ...]) -> None:
-    """Release builds of the drivers (cargo, cmake, maven)."""
+@click.option("--drivers-only", is_flag=True,
+              help="only the driver executables a run needs: C++ without its GoogleTest suite "
+                   "(SERBENCH_TESTS=OFF, target serbench-cpp), Java without compiling its "
+                   "tests; what `serbench demo` builds (default: the tests too, as "
+                   "`make test` needs)")
+def build_command(languages: tuple[str, ...], drivers_only: bool = False) -> None:
+    """Release builds of the drivers (cargo, cmake, maven), with their test binaries unless
+    --drivers-only."""
     from .build import build
 
-    built = build(languages or LANGUAGES, say=lambda m: console.print(f"[cyan]build[/] {m}"))
+    built = build(languages or LANGUAGES, say=lambda m: console.print(f"[cyan]build[/] {m}"),
+                  drivers_only=drivers_only)
     found = find_drivers()
     for language in built:
         where = found.get(language)
@@ -318,11 +325,12 @@ def _capabilities(language: str, path: Path, info: dict) -> None:
 @click.command("demo")
 @click.pass_context
 def demo_command(ctx: click.Context) -> None:
-    """Everything at once: default data, driver builds, the default plan, the report."""
+    """Everything at once: default data, driver builds (drivers only, no tests), the default
+    plan, the report."""
     from .cli_data import data_default
 
     ctx.invoke(data_default)
-    ctx.invoke(build_command, languages=())
+    ctx.invoke(build_command, languages=(), drivers_only=True)
     run_id = ctx.invoke(run, plan=None, pin=None, run_id=None, keep_files=False)
     _report(run_id)
 
