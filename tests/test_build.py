@@ -1,8 +1,14 @@
-"""`serbench build`: a recipe with an offline flag tries offline first, then online."""
+"""`serbench build`: a recipe with an offline flag tries offline first, then online; the
+drivers-only build (`serbench demo`, `scripts/setup demo`) compiles no test code, the full one
+(`make test`) does."""
 import os
+import re
 import stat
 
+from click.testing import CliRunner
+
 from serbench import build as build_module
+from serbench import cli_run
 
 
 def fake_tool(tmp_path, name):
@@ -82,3 +88,78 @@ def test_a_successful_build_leaves_the_driver_current(tmp_path, monkeypatch):
     assert build_module.stale_source("rust") == source
     build_module.build(("rust",), say=lambda m: None)
     assert build_module.stale_source("rust") is None
+
+
+def cpp_commands(drivers_only):
+    configure, build = build_module.RECIPES["cpp"].commands_for(drivers_only)
+    assert configure[:1] == ("cmake",) and "-B" in configure
+    assert build[:2] == ("cmake", "--build")
+    return configure, build
+
+
+def test_the_drivers_only_build_compiles_no_test_code():
+    configure, build = cpp_commands(drivers_only=True)
+    # GoogleTest is neither looked for nor built: the demo installs no libgtest-dev
+    assert "-DSERBENCH_TESTS=OFF" in configure
+    assert build[-2:] == ("--target", "serbench-cpp")
+    assert not any("tests" in part for part in build)
+    (java,) = build_module.RECIPES["java"].commands_for(drivers_only=True)
+    assert "-Dmaven.test.skip=true" in java and "package" in java
+    assert "-DskipTests" not in java  # that one compiles the tests
+
+
+def test_the_full_build_compiles_the_tests_scripts_test_runs():
+    configure, build = cpp_commands(drivers_only=False)
+    # explicitly ON: the option stays in CMake's cache, and a demo may have set it OFF in the
+    # same build directory; ctest (scripts/test) runs the test binary this builds
+    assert "-DSERBENCH_TESTS=ON" in configure
+    assert "--target" not in build
+    demo_configure = cpp_commands(drivers_only=True)[0]
+    assert configure[configure.index("-B") + 1] == demo_configure[demo_configure.index("-B") + 1]
+    (java,) = build_module.RECIPES["java"].commands_for(drivers_only=False)
+    assert "-DskipTests" in java
+    assert not any("maven.test.skip" in part for part in java)
+
+
+def test_the_cmake_project_has_what_the_recipes_name():
+    """The target the drivers-only build asks for exists, and GoogleTest is needed only with
+    SERBENCH_TESTS."""
+    text = (build_module.CPP_SOURCE / "CMakeLists.txt").read_text()
+    assert re.search(r"^add_executable\(serbench-cpp\s", text, re.M)
+    assert re.search(r'^option\(SERBENCH_TESTS\s', text, re.M)
+    tests_block = re.search(r"^if\(SERBENCH_TESTS\)\n(.*?)^endif\(\)", text, re.M | re.S)
+    assert tests_block and "find_package(GTest" in tests_block.group(1)
+    assert text.count("find_package(GTest") == 1
+
+
+def test_build_runs_the_recipe_of_its_kind(tmp_path, monkeypatch):
+    _, log = fake_tool(tmp_path, "fakecmake")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    project = tmp_path / "CMakeLists.txt"
+    project.write_text("")
+    recipe = build_module.Recipe(project, ("fakecmake",), "hint",
+                                 (("fakecmake", "all"),),
+                                 driver_commands=(("fakecmake", "driver"),))
+    monkeypatch.setattr(build_module, "RECIPES", {"cpp": recipe})
+    monkeypatch.setitem(build_module.ARTIFACTS, "cpp", tmp_path / "absent")
+    build_module.build(("cpp",), say=lambda m: None, drivers_only=True)
+    build_module.build(("cpp",), say=lambda m: None)
+    assert log.read_text().splitlines() == ["driver", "all"]
+
+
+def test_the_cli_and_the_demo_choose_the_drivers_only_build(monkeypatch):
+    calls = []
+    monkeypatch.setattr(build_module, "build",
+                        lambda languages, say, drivers_only=False: calls.append(drivers_only) or [])
+    assert CliRunner().invoke(cli_run.build_command, ["--drivers-only"]).exit_code == 0
+    assert CliRunner().invoke(cli_run.build_command, []).exit_code == 0
+    assert calls == [True, False]
+    assert "--drivers-only" in CliRunner().invoke(cli_run.build_command, ["--help"]).output
+
+    import serbench.cli_data
+    calls.clear()
+    monkeypatch.setattr(serbench.cli_data, "data_default", lambda: None)
+    monkeypatch.setattr(cli_run, "run", lambda **options: "run-1")
+    monkeypatch.setattr(cli_run, "_report", lambda run_id: None)
+    result = CliRunner().invoke(cli_run.demo_command, [], catch_exceptions=False)
+    assert result.exit_code == 0 and calls == [True]
