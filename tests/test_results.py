@@ -76,8 +76,64 @@ def test_a_version_1_database_is_refused_with_what_to_do(tmp_path):
     con = duckdb.connect(str(path))
     con.execute("UPDATE meta SET value = '1'")
     con.close()
-    with pytest.raises(ResultsError, match="version 1, this serbench reads version 2; move"):
+    with pytest.raises(ResultsError, match="version 1, this serbench reads version 3; move"):
         Results(path)
+
+
+VERSION_2_CELLS = """CREATE TABLE cells (run_id VARCHAR NOT NULL, cell_id INTEGER NOT NULL,
+    language VARCHAR NOT NULL, task VARCHAR NOT NULL, model VARCHAR NOT NULL,
+    method VARCHAR NOT NULL, depth VARCHAR NOT NULL, variant VARCHAR NOT NULL,
+    setting VARCHAR NOT NULL, dataset VARCHAR NOT NULL, n BIGINT NOT NULL,
+    threads INTEGER NOT NULL, page_size INTEGER NOT NULL, cold BOOLEAN NOT NULL,
+    status VARCHAR NOT NULL, error_kind VARCHAR, message VARCHAR, stderr VARCHAR,
+    expected_count BIGINT, expected_sum VARCHAR, got_count BIGINT, got_sum VARCHAR,
+    eviction VARCHAR, counters JSON, params JSON, PRIMARY KEY (run_id, cell_id))"""
+
+
+def test_a_version_2_database_is_upgraded_in_place_and_keeps_its_runs(tmp_path):
+    """Version 2 as it was written (no steady columns, no machine state): opened for writing,
+    it gains them as NULL and its old cells read back unjudged."""
+    path = tmp_path / "r.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)")
+    con.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+    con.execute("CREATE TABLE runs (run_id VARCHAR PRIMARY KEY, status VARCHAR NOT NULL, "
+                "started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, plan_name VARCHAR, "
+                "plan_toml VARCHAR, seed BIGINT, git_commit VARCHAR, git_dirty BOOLEAN, "
+                "host JSON, toolchains JSON, drivers JSON, params JSON)")
+    con.execute(VERSION_2_CELLS)
+    con.execute("CREATE TABLE samples (run_id VARCHAR NOT NULL, cell_id INTEGER NOT NULL, "
+                "rep INTEGER NOT NULL, warmup BOOLEAN NOT NULL, total_ns BIGINT NOT NULL, "
+                "cpu_ns BIGINT NOT NULL, io_ns BIGINT NOT NULL, extra JSON, "
+                "PRIMARY KEY (run_id, cell_id, warmup, rep))")
+    con.execute("INSERT INTO runs VALUES ('old', 'complete', now(), now(), 'default', '', 42, "
+                "'abc', false, '{}', '{}', '{}', '{}')")
+    con.execute("INSERT INTO cells VALUES ('old', 1, 'rust', 'read_seq', 'part', 'handcoded', "
+                "'access', '', '', 'default', 10, 1, 4096, true, 'ok', NULL, NULL, NULL, 10, "
+                "'00', 10, '00', 'none', '{}', '{}')")
+    con.close()
+    with pytest.raises(ResultsError, match="version 2, this serbench reads version 3"):
+        Results(path, read_only=True)  # a reader never writes: it says what to do
+    with Results(path) as results:
+        assert results.cells("old")[0]["steady"] is None
+        assert results.run("old")["machine"] is None
+        run_id = begin(results)
+        results.add_cell(run_id, cell(1), ok(steady=False, steady_note="drift"))
+        assert results.con.execute("SELECT steady, steady_note FROM sample_rows WHERE "
+                                   "run_id = ? LIMIT 1", [run_id]).fetchone() == (False, "drift")
+    with Results(path, read_only=True) as results:
+        assert results.con.execute("SELECT value FROM meta").fetchone()[0] == "3"
+
+
+def test_steadiness_and_the_machine_state_are_stored(results):
+    results.begin_run("m", "default", "[[group]]", 42, PROVENANCE, {}, {"load_average": [0.5]})
+    results.add_cell("m", cell(1), ok(steady=True, steady_note="no drift across 2 repetitions"))
+    results.add_cell("m", cell(2), ok(steady=None, steady_note="too few"))
+    results.finish_run("m", "complete", {"load_average": [1.5]})
+    assert [(c["steady"], c["steady_note"]) for c in results.cells("m")] == [
+        (True, "no drift across 2 repetitions"), (None, "too few")]
+    assert json.loads(results.run("m")["machine"]) == {"before": {"load_average": [0.5]},
+                                                       "after": {"load_average": [1.5]}}
 
 
 def test_the_task_setting_is_stored_with_the_cell(results):

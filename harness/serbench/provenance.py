@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from .paths import REPO
@@ -25,6 +26,9 @@ TOOLCHAINS = {
     "mvn": ["mvn", "-v"],
 }
 PROBE_TIMEOUT_S = 20.0
+# machine_state: processes using more than this share of a core over the sampling window
+BUSY_SHARE = 0.10
+BUSY_WINDOW_S = 0.5
 
 
 def host() -> dict:
@@ -32,7 +36,7 @@ def host() -> dict:
         "cpu_model": _cpu_model(),
         "logical_cores": os.cpu_count(),
         "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        "memory_bytes": _mem_total(),
+        "memory_bytes": _meminfo("MemTotal:"),
         "kernel": platform.release(),
         "os": _os_name(),
         "machine": platform.machine(),
@@ -50,10 +54,10 @@ def _cpu_model() -> str | None:
     return platform.processor() or None
 
 
-def _mem_total() -> int | None:
+def _meminfo(key: str) -> int | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemTotal:"):
+            if line.startswith(key):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
@@ -113,3 +117,49 @@ def collect(drivers: dict[str, dict]) -> dict:
     """Everything a run stores besides its plan: `drivers` maps language -> path and info
     (library versions, toolchain and profile come from there, as actually linked)."""
     return {"host": host(), "toolchains": toolchains(), "git": git_state(), "drivers": drivers}
+
+
+def machine_state(window_s: float = BUSY_WINDOW_S) -> dict:
+    """How quiet the machine is, taken before and after a run: load averages, the CPU
+    frequency governors, and the other processes that used more than BUSY_SHARE of a core
+    over `window_s` seconds (a reader can tell a quiet run from one that shared the CPU)."""
+    before = _cpu_ticks()
+    time.sleep(window_s)
+    after = _cpu_ticks()
+    ticks_per_s = os.sysconf("SC_CLK_TCK")
+    busy = []
+    for pid, (name, ticks) in after.items():
+        share = (ticks - before.get(pid, (name, ticks))[1]) / ticks_per_s / window_s
+        if share > BUSY_SHARE and pid != os.getpid():
+            busy.append({"pid": pid, "name": name, "cpu_share": round(share, 2)})
+    busy.sort(key=lambda p: -p["cpu_share"])
+    return {"load_average": [round(x, 2) for x in os.getloadavg()],
+            "governors": _governors(), "busy_processes": busy[:5],
+            "memory_available_bytes": _meminfo("MemAvailable:")}
+
+
+def _cpu_ticks() -> dict[int, tuple[str, int]]:
+    """pid -> (command name, user + system clock ticks) of every readable process."""
+    ticks = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue  # gone or unreadable
+        name = stat[stat.find("(") + 1:stat.rfind(")")]
+        fields = stat[stat.rfind(")") + 2:].split()
+        ticks[int(entry.name)] = (name, int(fields[11]) + int(fields[12]))
+    return ticks
+
+
+def _governors() -> list[str] | None:
+    """The distinct scaling governors of the CPUs, None where the kernel does not say."""
+    found = set()
+    for path in Path("/sys/devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor"):
+        try:
+            found.add(path.read_text().strip())
+        except OSError:
+            pass
+    return sorted(found) or None

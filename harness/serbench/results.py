@@ -1,14 +1,17 @@
 """The results database: DuckDB at `$SERBENCH_HOME/results.duckdb` (docs/results-schema.md).
 
-Schema version 2 (1 lacked `cells.setting`; a version-1 file is refused):
+Schema version 3 (2 lacked the steady-state verdict and the machine's state, and is upgraded
+in place on open; 1 lacked `cells.setting` and is refused):
 
-- `meta(key, value)`: `schema_version` = "1".
+- `meta(key, value)`: `schema_version`.
 - `runs`: one row per `serbench run`, with its status (`running`, `complete`, `failed`,
-  `interrupted`) and provenance (host, toolchains, drivers' info, git, seed, parameters).
+  `interrupted`), provenance (host, toolchains, drivers' info, git, seed, parameters) and the
+  machine's state before and after (load, frequency governor, other busy processes).
 - `cells`: one row per cell of a run: identity (language, task, model, method, depth, variant,
   setting, dataset, n, threads, page_size, cold), status (`ok`, `invalid`, `failed`, `unsupported`),
-  the error if any, expected and measured checksums, eviction used, counters and the request
-  parameters as sent.
+  the error if any, expected and measured checksums, eviction used, counters, the request
+  parameters as sent, and whether its measured repetitions ran at steady state (`steady`:
+  true, false or NULL when it could not be judged; `steady_note` says why, see steady.py).
 - `samples`: one row per repetition of a cell (warm-ups included, flagged), times in ns.
 - view `sample_rows`: samples with their cell and run joined in; a cell without samples
   appears once with NULL sample columns.
@@ -32,11 +35,33 @@ import duckdb
 from .paths import home
 from .plan import Cell
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 RUN_STATUSES = ("running", "complete", "failed", "interrupted")
 CELL_STATUSES = ("ok", "invalid", "failed", "unsupported")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SAMPLE_KEYS = ("rep", "warmup", "total_ns", "cpu_ns", "io_ns")
+
+SAMPLE_ROWS_VIEW = """
+CREATE OR REPLACE VIEW sample_rows AS
+SELECT r.run_id, r.status AS run_status, r.started_at, r.finished_at, r.plan_name, r.seed,
+       r.git_commit, r.git_dirty, r.host, r.toolchains, r.drivers, r.params AS run_params,
+       r.machine, c.cell_id, c.language, c.task, c.model, c.method, c.depth, c.variant,
+       c.setting, c.dataset, c.n,
+       c.threads, c.page_size, c.cold, c.status, c.error_kind, c.message, c.expected_count,
+       c.expected_sum, c.got_count, c.got_sum, c.eviction, c.counters, c.params,
+       c.steady, c.steady_note,
+       s.rep, s.warmup, s.total_ns, s.cpu_ns, s.io_ns, s.extra
+FROM cells c
+JOIN runs r ON r.run_id = c.run_id
+LEFT JOIN samples s ON s.run_id = c.run_id AND s.cell_id = c.cell_id;
+"""
+# version 2 -> 3: the columns version 3 added, at the end as CREATE TABLE puts them
+UPGRADE_2_TO_3 = """
+ALTER TABLE runs ADD COLUMN machine JSON;
+ALTER TABLE cells ADD COLUMN steady BOOLEAN;
+ALTER TABLE cells ADD COLUMN steady_note VARCHAR;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
@@ -53,7 +78,8 @@ CREATE TABLE IF NOT EXISTS runs (
     host JSON,
     toolchains JSON,
     drivers JSON,
-    params JSON
+    params JSON,
+    machine JSON                        -- {"before": {...}, "after": {...}}, provenance.py
 );
 CREATE TABLE IF NOT EXISTS cells (
     run_id VARCHAR NOT NULL,
@@ -81,6 +107,8 @@ CREATE TABLE IF NOT EXISTS cells (
     eviction VARCHAR,
     counters JSON,
     params JSON,
+    steady BOOLEAN,                     -- NULL: not judged (too few repetitions, no JIT figure)
+    steady_note VARCHAR,
     PRIMARY KEY (run_id, cell_id)
 );
 CREATE TABLE IF NOT EXISTS samples (
@@ -94,17 +122,6 @@ CREATE TABLE IF NOT EXISTS samples (
     extra JSON,
     PRIMARY KEY (run_id, cell_id, warmup, rep)
 );
-CREATE OR REPLACE VIEW sample_rows AS
-SELECT r.run_id, r.status AS run_status, r.started_at, r.finished_at, r.plan_name, r.seed,
-       r.git_commit, r.git_dirty, r.host, r.toolchains, r.drivers, r.params AS run_params,
-       c.cell_id, c.language, c.task, c.model, c.method, c.depth, c.variant, c.setting,
-       c.dataset, c.n,
-       c.threads, c.page_size, c.cold, c.status, c.error_kind, c.message, c.expected_count,
-       c.expected_sum, c.got_count, c.got_sum, c.eviction, c.counters, c.params,
-       s.rep, s.warmup, s.total_ns, s.cpu_ns, s.io_ns, s.extra
-FROM cells c
-JOIN runs r ON r.run_id = c.run_id
-LEFT JOIN samples s ON s.run_id = c.run_id AND s.cell_id = c.cell_id;
 """
 
 
@@ -138,6 +155,8 @@ class CellResult:
     counters: dict | None = None
     params: dict | None = None
     samples: list[dict] = field(default_factory=list)
+    steady: bool | None = None  # judged from the samples (steady.py) when the cell is ok
+    steady_note: str | None = None
 
     def __post_init__(self):
         if self.status not in CELL_STATUSES:
@@ -167,6 +186,9 @@ class Results:
         ).fetchone()[0]
         if has_meta:
             row = self.con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is not None and row[0] == "2" and not read_only:
+                self._upgrade_from_2()
+                return
             if row is None or row[0] != SCHEMA_VERSION:
                 raise ResultsError(f"{self.path}: results schema version "
                                    f"{row[0] if row else 'unknown'}, this serbench reads "
@@ -176,7 +198,16 @@ class Results:
             raise ResultsError(f"{self.path}: not a serbench results database")
         self.con.execute("BEGIN")
         self.con.execute(SCHEMA)
+        self.con.execute(SAMPLE_ROWS_VIEW)
         self.con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+        self.con.execute("COMMIT")
+
+    def _upgrade_from_2(self) -> None:
+        """Version 2 lacked the steady-state columns and the machine's state: added as NULL
+        (not judged, not recorded), so older runs stay readable."""
+        self.con.execute("BEGIN")
+        self.con.execute(UPGRADE_2_TO_3)
+        self.con.execute(SAMPLE_ROWS_VIEW)
         self.con.execute("COMMIT")
 
     def close(self) -> None:
@@ -191,17 +222,18 @@ class Results:
     # -- writing ---------------------------------------------------------------------------
 
     def begin_run(self, run_id: str, plan_name: str, plan_toml: str, seed: int,
-                  provenance: dict, params: dict) -> None:
+                  provenance: dict, params: dict, machine: dict | None = None) -> None:
         if not RUN_ID.match(run_id):
             raise ResultsError(f"bad run id {run_id!r}: letters, digits, _ . - only")
         if self.run(run_id) is not None:
             raise ResultsError(f"run {run_id} already exists in {self.path}")
         git = provenance.get("git", {})
         self.con.execute(
-            "INSERT INTO runs VALUES (?, 'running', ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO runs VALUES (?, 'running', ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [run_id, utc_now(), plan_name, plan_toml, seed, git.get("commit"), git.get("dirty"),
              _json(provenance.get("host")), _json(provenance.get("toolchains")),
-             _json(provenance.get("drivers")), _json(params)])
+             _json(provenance.get("drivers")), _json(params),
+             _json(None if machine is None else {"before": machine})])
 
     def add_cell(self, run_id: str, cell: Cell, result: CellResult) -> None:
         """The cell and its samples in one transaction: a cell is stored whole or not at all."""
@@ -210,12 +242,13 @@ class Results:
         try:
             self.con.execute(
                 "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?, ?, ?, ?)",
+                "?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [run_id, cell.cell_id, cell.language, cell.task, cell.model, cell.method,
                  cell.depth, cell.variant, cell.setting, cell.dataset, cell.n, cell.threads, cell.page_size,
                  cell.cold, result.status, result.error_kind, result.message, result.stderr,
                  expected.get("count"), expected.get("sum"), got.get("count"), got.get("sum"),
-                 result.eviction, _json(result.counters), _json(result.params)])
+                 result.eviction, _json(result.counters), _json(result.params),
+                 result.steady, result.steady_note])
             if result.samples:
                 self.con.executemany(
                     "INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -226,11 +259,15 @@ class Results:
             self.con.execute("ROLLBACK")
             raise
 
-    def finish_run(self, run_id: str, status: str) -> None:
+    def finish_run(self, run_id: str, status: str, machine: dict | None = None) -> None:
+        """The run's final status, and the machine's state after it beside the one before."""
         if status not in RUN_STATUSES[1:]:
             raise ValueError(f"bad final run status {status!r}")
         self.con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
                          [status, utc_now(), run_id])
+        if machine is not None:
+            self.con.execute("UPDATE runs SET machine = json_merge_patch(coalesce(machine, "
+                             "'{}'), ?) WHERE run_id = ?", [_json({"after": machine}), run_id])
 
     # -- reading ---------------------------------------------------------------------------
 

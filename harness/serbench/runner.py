@@ -36,7 +36,8 @@ from .order import sorted_distinct_checksum
 from .paths import cache_dir, data_root, home
 from .plan import RAW, Cell, Plan, expand, summary
 from .sizes import SizesError, library_bytes, measure
-from .provenance import collect
+from . import steady
+from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id
 
 HEX_SUM = re.compile(r"[0-9a-f]{16}")  # u64 sums travel as 16 lowercase hex digits
@@ -322,6 +323,9 @@ class Runner:
     def record(self, cell: Cell, result: CellResult) -> None:
         # one verdict (a failed verification, an unusable file) may stand for many cells
         result = replace(result, params=result.params or cell.plan_params())
+        if result.samples:
+            verdict = steady.judge(result.samples)
+            result = replace(result, steady=verdict.steady, steady_note=verdict.note)
         self.results.add_cell(self.run_id, cell, result)
         self.listener.done(cell, result)
 
@@ -836,7 +840,7 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
                           for lang, path in drivers.items()})
     results.begin_run(run_id, plan.name, plan.toml, plan.params.seed, provenance,
                       {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
-                       "cells": len(cells)})
+                       "cells": len(cells)}, machine_state())
     listener.ready(cells)
     try:
         runner.execute()
@@ -849,5 +853,5 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
     finally:
         if not keep_files:
             shutil.rmtree(runner.run_dir, ignore_errors=True)
-    results.finish_run(run_id, "complete")
+    results.finish_run(run_id, "complete", machine_state())
     return run_id

@@ -40,6 +40,7 @@ class Run:
     toolchains: dict
     drivers: dict
     params: dict
+    machine: dict = field(default_factory=dict)  # {"before": ..., "after": ...}, provenance.py
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,9 @@ class Cell:
     # a read timed in rounds with its own file's raw read (floor_rounds): the median over
     # repetitions of each one's time over the raw read at its place in the round
     over_paired_floor: float | None = None
+    # were the measured repetitions at steady state (steady.py)? None: not judged
+    steady: bool | None = None
+    steady_note: str = ""
 
     @property
     def settings(self) -> dict:
@@ -125,11 +129,11 @@ def latest_complete_run(db_path: Path) -> str:
 
 RUN_FIELDS = ("run_id", "status", "started_at", "finished_at", "plan_name", "plan_toml", "seed",
               "git_commit", "git_dirty")
-JSON_FIELDS = ("host", "toolchains", "drivers", "params")
+JSON_FIELDS = ("host", "toolchains", "drivers", "params", "machine")
 
 CELL_COLUMNS = ("cell_id, language, task, model, method, depth, variant, dataset, n, threads, "
                 "page_size, cold, status, error_kind, message, stderr, expected_count, "
-                "expected_sum, got_count, got_sum, eviction, counters, setting")
+                "expected_sum, got_count, got_sum, eviction, counters, setting, steady, steady_note")
 
 # a task's own per-sample times (PROTOCOL.md section 5), summarised by their medians
 EXTRA_TIMES = ("encode_ns", "decode_ns", "phase1_ns", "phase2_ns")
@@ -176,11 +180,12 @@ def _text(value) -> str:
 def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None) -> Cell:
     (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
      status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
-     eviction, counters, setting) = row
+     eviction, counters, setting, steady, steady_note) = row
     cell = Cell(cell_id, language, task, model, method, _text(depth), _text(variant),
                 _text(dataset), n, threads, page_size, cold, status, _text(error_kind),
                 _text(message), _text(stderr), expected_count, _text(expected_sum), got_count,
-                _text(got_sum), _text(eviction), _json(counters), setting=_text(setting))
+                _text(got_sum), _text(eviction), _json(counters), setting=_text(setting),
+                steady=steady, steady_note=_text(steady_note))
     # samples of a cell that is not ok are never turned into numbers
     if stats is None or status != "ok":
         return cell

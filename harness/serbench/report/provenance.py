@@ -64,10 +64,34 @@ def run_facts(run: Run, cells: list[Cell]) -> Facts:
              ("started", _when(run.started_at)), ("finished", _finished(run)),
              ("git commit", _commit(run)), ("seed", describe(run.seed))]
     items += [(_label(key), describe(value, key)) for key, value in run.host.items()]
+    items += [(f"machine {when}", machine_state(run.machine.get(when)))
+              for when in ("before", "after")]
     items += [("toolchains", toolchain_versions(run.toolchains)),
               ("cold reads evicted by", eviction_summary(cells)),
-              ("cells", status_summary(cells))]
+              ("cells", status_summary(cells)),
+              ("steady state", steadiness_summary(cells))]
     return Facts(items)
+
+
+def machine_state(state: dict | None) -> str:
+    """`load 0.12 / 0.30 / 0.41 (1, 5, 15 min); governor performance; busy: cc1plus 95 %`:
+    whether the run had the machine to itself."""
+    if not state:
+        return "not recorded"
+    load = " / ".join(f"{x:.2f}" for x in state.get("load_average") or [])
+    governors = ", ".join(state.get("governors") or []) or "not readable"
+    busy = ", ".join(f"{p['name']} (pid {p['pid']}) {p['cpu_share']:.0%} of a core"
+                     for p in state.get("busy_processes") or []) or "no other busy process"
+    return f"load {load} (1, 5, 15 min); frequency governor {governors}; {busy}"
+
+
+def steadiness_summary(cells: list[Cell]) -> str:
+    timed = [c for c in cells if c.measured]
+    unsteady = sum(c.steady is False for c in timed)
+    unjudged = sum(c.steady is None for c in timed)
+    return (f"{len(timed) - unsteady - unjudged:,} of {len(timed):,} timed cells steady, "
+            f"{unsteady:,} unsteady (labelled wherever shown), {unjudged:,} not judged "
+            "(too few repetitions and no JIT figure)")
 
 
 def drivers_table(run: Run) -> Table:

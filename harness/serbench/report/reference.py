@@ -51,8 +51,21 @@ def method_size(method: str) -> Comparison:
     return compare
 
 
+UNSTEADY_LEFT_OUT = " (left out, measured before steady state: {})"
+
+
+def _steady(rows: list[RankRow]) -> list[RankRow]:
+    """A verdict is drawn only from numbers measured at steady state (or not judged)."""
+    return [r for r in rows if r.cell.steady is not False]
+
+
+def _left_out(rows: list[RankRow]) -> str:
+    unsteady = [r.series.label for r in rows if r.cell.steady is False]
+    return UNSTEADY_LEFT_OUT.format(", ".join(unsteady)) if unsteady else ""
+
+
 def _spread(ranking: Ranking) -> tuple[float, RankRow, RankRow] | None:
-    rows = ranking.measured
+    rows = _steady(ranking.measured)
     if len(rows) < 2:
         return None
     return rows[-1].cell.total.median / rows[0].cell.total.median, rows[0], rows[-1]
@@ -71,8 +84,10 @@ def spread(fig: PublishedFigure, m: Measured) -> Outcome | None:
     where = " · ".join(filter(None, [model, ranking.depth]))
     others = "; ".join(f"{' · '.join(filter(None, [mod, r.depth]))} {multiple(s[0])}"
                        for s, mod, r in found)
+    left_out = "".join(_left_out(r.measured) for _, _, r in found)
     return Outcome(f"up to {multiple(ratio)} ({where}, n = {ranking.n:,})",
-                   f"{slow.series.label} vs {fast.series.label}. At equal depth: {others}")
+                   f"{slow.series.label} vs {fast.series.label}. At equal depth: {others}"
+                   f"{left_out}")
 
 
 def _by_language(entries: list[SizeEntry], method: str) -> dict[str, SizeEntry]:
@@ -118,7 +133,7 @@ def time_ratio(numerator: str, denominator: str) -> Comparison:
         if not rankings:
             return None
         ranking = next((r for r in rankings if r.depth == "materialize"), rankings[0])
-        rows = [r.series for r in ranking.measured]
+        rows = [r.series for r in _steady(ranking.measured)]
         cells = {(s.key.method, s.key.language): s.cells[ranking.n] for s in rows
                  if not s.key.variant}
         langs = {lang for _, lang in cells
@@ -129,7 +144,8 @@ def time_ratio(numerator: str, denominator: str) -> Comparison:
                         cells[(denominator, lang)].total.median) for lang in langs}
         depth = f", depth {ranking.depth}" if ranking.depth else ""
         return Outcome(_ratios(pairs), f"{numerator} / {denominator} median time at "
-                                       f"n = {ranking.n:,}{depth}")
+                                       f"n = {ranking.n:,}{depth}"
+                                       f"{_left_out(ranking.measured)}")
     return compare
 
 
@@ -144,7 +160,7 @@ def round_trip_ratio(slow: str, fast: str) -> Comparison:
         tm = m.task_model(fig.task, fig.model)
         if tm is None or tm.n is None:
             return None
-        trips = micro_round_trips(tm)
+        trips = micro_round_trips(tm, steady_only=True)
         pairs = sorted((lang, buffer) for method, lang, buffer in trips
                        if method == slow and (fast, lang, buffer) in trips)
         if not pairs:
@@ -153,8 +169,11 @@ def round_trip_ratio(slow: str, fast: str) -> Comparison:
             f"{_duration(trips[(slow, lang, buffer)])} vs {_duration(trips[(fast, lang, buffer)])}"
             f": {multiple(trips[(slow, lang, buffer)] / trips[(fast, lang, buffer)])} "
             f"({lang}, {buffer} buffer)" for lang, buffer in pairs)
+        unsteady = sorted(micro_round_trips(tm).keys() - trips.keys())
+        left_out = (UNSTEADY_LEFT_OUT.format(", ".join(" · ".join(k) for k in unsteady))
+                    if unsteady else "")
         return Outcome(text, f"{slow} vs {fast}: encode + decode per object, materialized, "
-                             f"at n = {tm.n:,}")
+                             f"at n = {tm.n:,}{left_out}")
     return compare
 
 

@@ -74,8 +74,30 @@ def build_series(cells: list[Cell]) -> list[Series]:
     varying = {name for name in OPTIONAL_LABEL_FIELDS
                if len({getattr(k, name) for k in by_key}) > 1}
     for series in by_key.values():
-        series.label = label(series.key, varying, series.is_floor)
+        series.label = label(series.key, varying, series.is_floor) + unsteady_mark(series)
     return sorted(by_key.values(), key=Series.sort_key)
+
+
+UNSTEADY = "unsteady"
+
+
+def steadiness(cell: Cell) -> str:
+    """The label a timed number carries when it was not shown to be at steady state."""
+    if cell.steady is False:
+        return f"{UNSTEADY} ({cell.steady_note})"
+    return "unjudged" if cell.steady is None else ""
+
+
+def ok_status(cell: Cell) -> str:
+    """The status column of a measured cell: ok, and its steadiness unless shown steady."""
+    return " · ".join(filter(None, ["ok", steadiness(cell)]))
+
+
+def unsteady_mark(series: Series) -> str:
+    """Every table and plot names a series by its label, so a series with a number measured
+    before steady state says so wherever it appears (which n: the ranking's status)."""
+    return f" · {UNSTEADY}" if any(c.measured and c.steady is False
+                                   for c in series.cells.values()) else ""
 
 
 def label(key: SeriesKey, varying: set[str], floor: bool) -> str:

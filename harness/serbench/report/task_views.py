@@ -9,7 +9,7 @@ from collections import defaultdict
 from .blocks import Plot, Row, Table
 from .data import Cell
 from .figures import LANGUAGE_SYMBOLS, TOP_LEGEND, _axis, _layout
-from .series import Series
+from .series import Series, ok_status, unsteady_mark
 from .units import byte_size, number, unit_for
 
 DASHES = ("solid", "dot", "dash", "dashdot")
@@ -20,7 +20,8 @@ def _base_label(s: Series, drop: tuple[str, ...]) -> str:
     k = s.key
     kept = " ".join(f"{key}={v}" for key, v in _settings(k.setting).items() if key not in drop)
     return " · ".join(filter(None, [k.language, "raw floor" if s.is_floor else k.method,
-                                    "" if s.is_floor else k.depth, k.variant, kept]))
+                                    "" if s.is_floor else k.depth, k.variant,
+                                    kept])) + unsteady_mark(s)
 
 
 def _settings(setting: str) -> dict:
@@ -77,7 +78,7 @@ def par_views(tm) -> list:
             unit = unit_for(c.total.median)
             rows.append(Row([label, f"{t}", f"{number(unit.of(c.total.median))} {unit.name}",
                              f"{r:,.0f}", f"{r / one:.2f}x" if one else "",
-                             f"{c.reps:,}", "ok"]))
+                             f"{c.reps:,}", ok_status(c)]))
     layout = _layout(f"read_par · {tm.model}: throughput against threads at n = {tm.n:,}",
                      420, xaxis=_axis("threads", dtick=1), yaxis=_axis("objects per second"),
                      legend=TOP_LEGEND)
@@ -154,7 +155,7 @@ def _sort_row(label: str, budget: int, c: Cell) -> Row:
                 f"{counters.get('merge_passes', '')}",
                 byte_size(peak) if peak is not None else "",
                 byte_size(max(peak - start, 0)) if peak is not None and start is not None else "",
-                "ok"])
+                ok_status(c)])
 
 
 # -- memory -------------------------------------------------------------------------------------
@@ -168,7 +169,7 @@ def memory_views(tm) -> list:
                "materialize time", "status"]
     rows = [Row([s.label, f"{c.n:,}", f"{c.counters.get('retained_bytes_per_object', 0):,.1f}",
                  byte_size(c.counters.get("peak_rss_bytes", 0)),
-                 str(c.counters.get("accounting", "")), _time(c.total.median), "ok"])
+                 str(c.counters.get("accounting", "")), _time(c.total.median), ok_status(c)])
             for s, c in measured]
     blocks = []
     at_n = [(s, c) for s, c in measured if c.n == tm.n]
@@ -210,14 +211,16 @@ def _mb_per_s(c: Cell, key: str) -> float | None:
     return total / ns * 1000 if ns else None
 
 
-def micro_round_trips(tm) -> dict[tuple[str, str, str], float]:
+def micro_round_trips(tm, steady_only: bool = False) -> dict[tuple[str, str, str], float]:
     """Round trip ns per object at n, by (method, language, buffer), of the default variant
-    materializing: the like-for-like cells a published micro figure compares."""
+    materializing: the like-for-like cells a published micro figure compares (with
+    `steady_only`, only those not measured before steady state)."""
     trips = {}
     for s, c in _cells(tm):
         encode, decode = _per_object(c, "encode_ns"), _per_object(c, "decode_ns")
         if (c.measured and c.n == tm.n and s.key.depth == "materialize" and not s.key.variant
-                and encode is not None and decode is not None):
+                and encode is not None and decode is not None
+                and not (steady_only and c.steady is False)):
             buffer = _settings(s.key.setting).get("buffer", "")
             trips[(s.key.method, s.key.language, buffer)] = encode + decode
     return trips
@@ -243,7 +246,7 @@ def micro_views(tm) -> list:
                   cell_text(_mb_per_s(c, "encode_ns")), cell_text(_mb_per_s(c, "decode_ns"))]
         if with_jit:
             values.append(cell_text(_cold_jit_per_object(c)))
-        return Row(values + ["ok"])
+        return Row(values + [ok_status(c)])
 
     rows = [row(s, c) for s, c in measured]
     sweep = any("k" in _settings(s.key.setting) for s, _ in measured)

@@ -13,7 +13,7 @@ from .blocks import Plot, Row, Section, Table
 from .data import Cell
 from .figures import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
-                     floor_series, rankings)
+                     floor_series, ok_status, rankings)
 from .task_views import memory_views, micro_views, par_views, sort_views
 from .units import TimeUnit, multiple, number, unit_for
 
@@ -97,9 +97,14 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     columns = (["rank", "implementation", f"median ({unit.name})", f"min–max ({unit.name})",
                 "× best"] + (["× own file's raw"] if with_floor else [])
                + ([f"cold JIT ({unit.name})"] if with_jit else []) + ["reps", "status"])
-    rows = [_rank_row(r, unit, with_floor, with_jit) for r in ranking.rows]
+    rows = [_rank_row(r, unit, with_floor, with_jit, _overlaps_above(ranking, r))
+            for r in ranking.rows]
     caption = ("Median total time as a multiple of the fastest implementation at the same depth "
-               "(1.00x). Floor: per language, the fastest raw read of any method's file.")
+               "(1.00x). Floor: per language, the fastest raw read of any method's file. "
+               "≈ before a rank: its min–max range overlaps the row above's, so this run does "
+               "not rank the two apart. unsteady: its measured repetitions were not at steady "
+               "state (the JIT still compiling, or the times drifting one way), the reason "
+               "follows; unjudged: too few repetitions and no JIT figure to tell.")
     if with_floor:
         caption += (" × own file's raw: the median over the raw read of the file the same "
                     "method wrote, i.e. what decoding and visiting add to reading the bytes.")
@@ -120,13 +125,24 @@ def _ranking_unit(ranking: Ranking) -> TimeUnit:
     return unit_for(min(medians)) if medians else unit_for(1e6)
 
 
-def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool) -> Row:
+def _overlaps_above(ranking: Ranking, row: RankRow) -> bool:
+    """The row's min–max range reaches into the range of the row ranked just above it."""
+    measured = ranking.measured
+    if row not in measured or measured.index(row) == 0:
+        return False
+    above = measured[measured.index(row) - 1]
+    return row.cell.total.low <= above.cell.total.high
+
+
+def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool,
+              overlaps: bool = False) -> Row:
     blanks = 4 + with_floor + with_jit
     if row.status != "ok":
         status = f"{row.status} {row.note}".strip()
         return Row([row.rank or "—", row.series.label, *[""] * blanks, status], kind=row.status)
     total, cold_jit = row.cell.total, row.cell.cold_jit_ns
-    values = [row.rank, row.series.label, number(unit.of(total.median)),
+    values = [("≈" if overlaps else "") + row.rank, row.series.label,
+              number(unit.of(total.median)),
               f"{number(unit.of(total.low))}–{number(unit.of(total.high))}",
               multiple(row.multiple) if row.multiple else ""]
     if with_floor:
@@ -134,8 +150,8 @@ def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool) ->
         values.append(multiple(row.over_floor) + paired if row.over_floor else "")
     if with_jit:
         values.append(number(unit.of(cold_jit)) if cold_jit else "")
-    values += [f"{row.cell.reps:,}", " · ".join(filter(None, ["ok", row.note]))]
-    kind = "partial" if row.note else ""
+    values += [f"{row.cell.reps:,}", " · ".join(filter(None, [ok_status(row.cell), row.note]))]
+    kind = "partial" if row.note or row.cell.steady is False else ""
     return Row(values, kind="floor" if row.rank == "floor" else kind)
 
 

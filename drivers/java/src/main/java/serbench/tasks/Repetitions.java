@@ -2,6 +2,8 @@ package serbench.tasks;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import serbench.Failure;
 import serbench.IoTimer;
@@ -13,7 +15,10 @@ import serbench.paged.PagedFile;
  * go on past `warmups` until `warmup_ms` has passed since the first began (JMH's time-based
  * warm-up: the JIT compiles after time spent, not after a count of repetitions). The first
  * repetition a JVM runs is also its cold-JIT one: its sample says `"jit": "cold"`, the
- * others `"warm"`, so the report can show or drop it.
+ * others `"warm"`, so the report can show or drop it. Each sample also carries `jit_ms`: the
+ * milliseconds the JIT's compiler threads spent compiling during that repetition (the
+ * CompilationMXBean's total before and after), so the harness can tell a measured region the
+ * JIT was still changing from a steady one.
  */
 public final class Repetitions {
     /** One repetition's work; returns what it read (equal in every repetition). */
@@ -22,6 +27,8 @@ public final class Repetitions {
     }
 
     private static boolean jitWarm;
+    /** Null where the JVM cannot time its compilation (then no sample carries `jit_ms`). */
+    private static final CompilationMXBean JIT = compilationBean();
 
     public final long warmups;
     public final long warmupNs;
@@ -60,9 +67,11 @@ public final class Repetitions {
             Evict.evict(PagedFile.data(base), PagedFile.index(base));
         }
         IoTimer timer = new IoTimer();
+        long jitBefore = JIT == null ? 0 : JIT.getTotalCompilationTime();
         long start = System.nanoTime();
         R result = once.run(timer);
         long total = System.nanoTime() - start;
+        long jitMs = JIT == null ? 0 : JIT.getTotalCompilationTime() - jitBefore;
         ObjectNode s = samples.addObject();
         s.put("rep", rep);
         s.put("warmup", warmup);
@@ -70,6 +79,9 @@ public final class Repetitions {
         s.put("cpu_ns", Math.max(0, total - timer.ns()));
         s.put("io_ns", timer.ns());
         s.put("jit", jitWarm ? "warm" : "cold");
+        if (JIT != null) {
+            s.put("jit_ms", jitMs);
+        }
         jitWarm = true;
         if (outcome == null) {
             return result;
@@ -79,6 +91,11 @@ public final class Repetitions {
                 + warmup + ") read something else than the first");
         }
         return outcome;
+    }
+
+    private static CompilationMXBean compilationBean() {
+        CompilationMXBean bean = ManagementFactory.getCompilationMXBean();
+        return bean != null && bean.isCompilationTimeMonitoringSupported() ? bean : null;
     }
 
     public String eviction() {

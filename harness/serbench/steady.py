@@ -1,0 +1,139 @@
+"""Was a cell measured at steady state? Judged from its measured samples, for every language.
+
+Two signs that it was not, as JMH and criterion look for them:
+
+- the JIT was still compiling: a driver with a JIT reports per sample the milliseconds its
+  compiler threads spent during that repetition (`jit_ms`, PROTOCOL.md section 5); more than
+  JIT_SHARE of the measured time spent compiling means the code being timed was still changing;
+- a drift: the times of the repetitions move one way (still warming up, or slowing down as a
+  heap or a cache fills). With six or more repetitions of one process a drift must be
+  significant by Spearman's rank correlation with the repetition number (two-sided, ~5 %) and
+  amount to DRIFT_SHARE of the median from the first third to the last; with three to five it
+  must be monotonic and amount to SMALL_DRIFT_SHARE (no test has power on so few).
+
+Samples pooled from several processes (forks) are judged per process: each has its own JIT
+and warm-up. A cell with fewer than three measured repetitions per process and no JIT figure
+cannot be judged; it says so instead of passing for steady.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import median
+
+JIT_SHARE = 0.02
+DRIFT_SHARE = 0.10
+SMALL_DRIFT_SHARE = 0.25
+MIN_TREND = 3
+MIN_TEST = 6
+
+
+@dataclass(frozen=True)
+class Steadiness:
+    steady: bool | None  # None: could not be judged
+    note: str            # why, in a phrase a report can show
+
+    @property
+    def label(self) -> str:
+        return {True: "", False: "unsteady", None: "steadiness not judged"}[self.steady]
+
+
+def judge(samples: list[dict]) -> Steadiness:
+    """The verdict over a cell's samples (warm-ups are ignored)."""
+    measured = [s for s in samples if not s["warmup"]]
+    if not measured:
+        return Steadiness(None, "no measured repetitions")
+    problems = [p for p in (_jit_problem(measured), *map(_drift_problem, _per_process(measured)))
+                if p]
+    if problems:
+        return Steadiness(False, "; ".join(problems))
+    judged = _jit_ms(measured) is not None or any(
+        len(times) >= MIN_TREND for times in _per_process(measured))
+    if not judged:
+        return Steadiness(None, f"{len(measured)} repetition(s) per process, no JIT figure: "
+                                f"too few to judge a trend (at least {MIN_TREND})")
+    return Steadiness(True, _steady_note(measured))
+
+
+def _jit_ms(measured: list[dict]) -> int | None:
+    values = [s.get("jit_ms") for s in measured]
+    if any(v is None for v in values):
+        return None
+    return sum(values)
+
+
+def _jit_problem(measured: list[dict]) -> str | None:
+    jit_ms = _jit_ms(measured)
+    total_ms = sum(s["total_ns"] for s in measured) / 1e6
+    if jit_ms is None or total_ms <= 0 or jit_ms <= JIT_SHARE * total_ms:
+        return None
+    return (f"the JIT compiled for {jit_ms} ms during the measured repetitions "
+            f"({jit_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
+
+
+def _per_process(measured: list[dict]) -> list[list[int]]:
+    """Total times in repetition order, one list per process (`fork`, when pooled)."""
+    by_fork: dict[int, list[dict]] = {}
+    for s in measured:
+        by_fork.setdefault(s.get("fork", 0), []).append(s)
+    return [[s["total_ns"] for s in sorted(group, key=lambda s: s["rep"])]
+            for _, group in sorted(by_fork.items())]
+
+
+def drift(times: list[int]) -> float:
+    """(median of the last third - median of the first third) / median of all."""
+    third = max(1, len(times) // 3)
+    middle = median(times)
+    return (median(times[-third:]) - median(times[:third])) / middle if middle else 0.0
+
+
+def _drift_problem(times: list[int]) -> str | None:
+    if len(times) < MIN_TREND:
+        return None
+    change = drift(times)
+    if len(times) >= MIN_TEST:
+        rho = spearman(list(range(len(times))), times)
+        clear = abs(rho) >= 1.96 / math.sqrt(len(times) - 1) and abs(change) >= DRIFT_SHARE
+    else:
+        steps = [b - a for a, b in zip(times, times[1:])]
+        monotonic = all(d < 0 for d in steps) or all(d > 0 for d in steps)
+        clear = monotonic and abs(change) >= SMALL_DRIFT_SHARE
+    if not clear:
+        return None
+    way = "down (still warming up)" if change < 0 else "up"
+    return f"times drift {way} by {abs(change):.0%} across {len(times)} repetitions"
+
+
+def spearman(xs: list[float], ys: list[float]) -> float:
+    """Spearman's rank correlation (average ranks for ties); 0 when either side is constant."""
+    rx, ry = _ranks(xs), _ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    return cov / math.sqrt(vx * vy) if vx and vy else 0.0
+
+
+def _ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def _steady_note(measured: list[dict]) -> str:
+    parts = []
+    jit_ms = _jit_ms(measured)
+    if jit_ms is not None:
+        parts.append(f"JIT compiled {jit_ms} ms while measured")
+    longest = max(len(t) for t in _per_process(measured))
+    parts.append(f"no drift across {longest} repetitions" if longest >= MIN_TREND
+                 else "trend not judged")
+    return "; ".join(parts)

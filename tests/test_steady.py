@@ -1,0 +1,100 @@
+"""The steady-state verdict on hand-made samples: a JIT still compiling, drifts up and down,
+noise without a trend, forks judged apart, and cells too short to judge."""
+from __future__ import annotations
+
+import pytest
+
+from serbench.steady import drift, judge, spearman
+
+
+def samples(times_us: list[float], jit_ms: list[int] | None = None, fork: int | None = None,
+            warmups: int = 0) -> list[dict]:
+    out = [{"rep": i, "warmup": True, "total_ns": 10**9} for i in range(warmups)]
+    for i, t in enumerate(times_us):
+        s = {"rep": i, "warmup": False, "total_ns": int(t * 1000)}
+        if jit_ms is not None:
+            s["jit_ms"] = jit_ms[i]
+        if fork is not None:
+            s["fork"] = fork
+        out.append(s)
+    return out
+
+
+def test_noise_without_a_trend_is_steady():
+    verdict = judge(samples([100, 104, 98, 101, 99, 103, 97, 102, 100, 101]))
+    assert verdict.steady is True
+    assert verdict.note == "no drift across 10 repetitions"
+
+
+def test_a_clear_drift_down_is_unsteady_and_named():
+    verdict = judge(samples([130, 126, 122, 118, 114, 110, 106, 102, 100, 100]))
+    assert verdict.steady is False
+    assert "drift down (still warming up) by 23%" in verdict.note
+
+
+def test_a_drift_up_is_unsteady():
+    verdict = judge(samples([100, 101, 103, 106, 110, 115, 121, 128]))
+    assert verdict.steady is False and "drift up" in verdict.note
+
+
+def test_a_significant_but_small_trend_is_steady():
+    # monotonic (rho = 1) yet only 3 % from the first third to the last
+    assert judge(samples([100, 100.5, 101, 101.5, 102, 102.5, 103])).steady is True
+
+
+def test_three_repetitions_need_a_monotonic_large_change():
+    assert judge(samples([300, 140, 120])).steady is False
+    assert judge(samples([120, 300, 140])).steady is True  # an outlier, not a trend
+    assert judge(samples([110, 105, 100])).steady is True   # monotonic, under 25 %
+
+
+def test_the_jit_compiling_while_measured_is_unsteady():
+    # 3 reps of 10 ms = 30 ms measured; 5 ms of compilation is 17 %
+    verdict = judge(samples([10_000, 10_000, 10_000], jit_ms=[5, 0, 0]))
+    assert verdict.steady is False
+    assert "JIT compiled for 5 ms" in verdict.note and "17%" in verdict.note
+
+
+def test_a_quiet_jit_under_the_share_is_steady_and_said():
+    verdict = judge(samples([10_000] * 5, jit_ms=[0, 0, 1, 0, 0]))  # 1 ms of 50 ms
+    assert verdict.steady is True
+    assert verdict.note.startswith("JIT compiled 1 ms while measured")
+
+
+def test_warmups_never_count():
+    # the warm-ups (1 s each) would be a huge drift and their JIT time is not the measured one
+    verdict = judge(samples([100, 101, 99, 100, 101, 100], warmups=3))
+    assert verdict.steady is True
+
+
+def test_forks_are_judged_apart():
+    # each fork flat; pooled in order they would look like a step up
+    pooled = samples([100, 101, 100, 99], fork=0) + samples([150, 151, 149, 150], fork=1)
+    assert judge(pooled).steady is True
+    drifting = samples([100, 101, 100, 99], fork=0) + samples([200, 160, 140, 120], fork=1)
+    assert judge(drifting).steady is False
+
+
+def test_too_few_repetitions_without_a_jit_figure_are_not_judged():
+    verdict = judge(samples([100, 300]))
+    assert verdict.steady is None
+    assert "too few to judge" in verdict.note
+    # the same two repetitions with a JIT figure are judged on it
+    assert judge(samples([100, 300], jit_ms=[0, 0])).steady is True
+
+
+def test_no_measured_repetition_is_not_judged():
+    assert judge(samples([], warmups=2)).steady is None
+
+
+def test_spearman_against_hand_computed_values():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [40, 30, 20, 10]) == pytest.approx(-1.0)
+    # ranks y = 2,1,4,3 against 1,2,3,4: d^2 = 1+1+1+1 = 4, rho = 1 - 6*4/(4*15) = 0.6
+    assert spearman([1, 2, 3, 4], [20, 10, 40, 30]) == pytest.approx(0.6)
+    assert spearman([1, 2, 3], [5, 5, 5]) == 0.0
+
+
+def test_drift_is_last_third_over_first_third_of_the_median():
+    # thirds of 6: [100, 100] and [120, 120]; median 110
+    assert drift([100, 100, 110, 110, 120, 120]) == pytest.approx(20 / 110)
