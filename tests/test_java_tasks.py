@@ -83,6 +83,41 @@ def test_the_tasks_run_and_check_out_through_the_java_driver(java_home, tmp_path
                           and m["accounting"] == "heap_after_gc" for m in memory)
 
 
+COLD_PLAN = """
+name = "java-cold-jit"
+[params]
+n = [1000]
+warmups = 0
+repetitions = 3
+iterations = 1
+forks = 1
+buffers = ["fresh"]
+timeout_s = 120
+[[group]]
+tasks = ["micro"]
+models = ["trade"]
+methods = ["kryo"]
+languages = ["java"]
+"""
+
+
+def test_a_fresh_jvm_timed_without_warm_up_is_labelled_unsteady(java_home, tmp_path):
+    """Its first repetitions run while the JIT compiles what they time: every sample carries
+    the JVM's compilation time, and the cell is stored as not steady, saying why."""
+    plan = tmp_path / "cold.toml"
+    plan.write_text(COLD_PLAN)
+    cli_ok("run", str(plan))
+    with Results(java_home / "results.duckdb") as results:
+        [run] = results.runs()
+        [cell] = [c for c in results.cells(run["run_id"]) if c["method"] == "kryo"]
+        extras = [json.loads(s["extra"]) for s in results.samples(run["run_id"])]
+    assert cell["status"] == "ok", cell["message"]
+    assert all(type(e.get("jit_ms")) is int and e["jit_ms"] >= 0 for e in extras)
+    assert sum(e["jit_ms"] for e in extras) > 0
+    assert cell["steady"] is False
+    assert "the JIT compiled for" in cell["steady_note"]
+
+
 BUDGET = 1 << 20
 HEAP = 16 << 20  # smaller than the decoded input: only a sort within its budget fits
 # the slack documented in drivers/java/README.md (sort_dedup): the whole (small) heap, which

@@ -6,14 +6,16 @@ Two signs that it was not, as JMH and criterion look for them:
   compiler threads spent during that repetition (`jit_ms`, PROTOCOL.md section 5); more than
   JIT_SHARE of the measured time spent compiling means the code being timed was still changing;
 - a drift: the times of the repetitions move one way (still warming up, or slowing down as a
-  heap or a cache fills). With six or more repetitions of one process a drift must be
-  significant by Spearman's rank correlation with the repetition number (two-sided, ~5 %) and
-  amount to DRIFT_SHARE of the median from the first third to the last; with three to five it
-  must be monotonic and amount to SMALL_DRIFT_SHARE (no test has power on so few).
+  heap or a cache fills), by at least DRIFT_SHARE of the median from the first third of the
+  repetitions to the last. With MIN_TEST or more repetitions of one process the drift must be
+  significant by Spearman's rank correlation with the repetition number (two-sided, 1 %);
+  with MIN_TREND to MIN_TEST - 1 it must be strictly monotonic, which noise alone does with
+  probability 2/n! (1.7 % for five). Fewer than MIN_TREND say nothing about a trend: three
+  noisy repetitions are monotonic one time in three.
 
 Samples pooled from several processes (forks) are judged per process: each has its own JIT
-and warm-up. A cell with fewer than three measured repetitions per process and no JIT figure
-cannot be judged; it says so instead of passing for steady.
+and warm-up. A cell with fewer than MIN_TREND measured repetitions per process and no JIT
+figure cannot be judged; it says so instead of passing for steady.
 """
 from __future__ import annotations
 
@@ -23,9 +25,9 @@ from statistics import median
 
 JIT_SHARE = 0.02
 DRIFT_SHARE = 0.10
-SMALL_DRIFT_SHARE = 0.25
-MIN_TREND = 3
-MIN_TEST = 6
+MIN_TREND = 5
+MIN_TEST = 8
+Z_1_PERCENT = 2.576  # two-sided
 
 
 @dataclass(frozen=True)
@@ -93,12 +95,11 @@ def _drift_problem(times: list[int]) -> str | None:
     change = drift(times)
     if len(times) >= MIN_TEST:
         rho = spearman(list(range(len(times))), times)
-        clear = abs(rho) >= 1.96 / math.sqrt(len(times) - 1) and abs(change) >= DRIFT_SHARE
+        significant = abs(rho) >= Z_1_PERCENT / math.sqrt(len(times) - 1)
     else:
         steps = [b - a for a, b in zip(times, times[1:])]
-        monotonic = all(d < 0 for d in steps) or all(d > 0 for d in steps)
-        clear = monotonic and abs(change) >= SMALL_DRIFT_SHARE
-    if not clear:
+        significant = all(d < 0 for d in steps) or all(d > 0 for d in steps)
+    if not (significant and abs(change) >= DRIFT_SHARE):
         return None
     way = "down (still warming up)" if change < 0 else "up"
     return f"times drift {way} by {abs(change):.0%} across {len(times)} repetitions"
