@@ -91,7 +91,7 @@ def steadiness_summary(cells: list[Cell]) -> str:
     unjudged = sum(c.steady is None for c in timed)
     return (f"{len(timed) - unsteady - unjudged:,} of {len(timed):,} timed cells steady, "
             f"{unsteady:,} unsteady (labelled wherever shown), {unjudged:,} not judged "
-            "(too few repetitions and no JIT figure)")
+            "(fewer than five repetitions and no JIT figure)")
 
 
 def drivers_table(run: Run) -> Table:
