@@ -45,7 +45,7 @@ public final class Info {
         ArrayNode models = o.putArray("models");
         Models.ALL.forEach(m -> models.add(m.id));
         ArrayNode tasks = o.putArray("tasks");
-        Registry.TASKS.forEach(tasks::add);
+        Registry.TASKS.keySet().forEach(tasks::add);
         ObjectNode methods = o.putObject("methods");
         for (MethodSpec m : Registry.METHODS) {
             ObjectNode spec = methods.putObject(m.id());

@@ -12,11 +12,8 @@ import serbench.paged.PageReader;
 import serbench.paged.PageWriter;
 import serbench.tasks.Checksum;
 import serbench.tasks.Json;
-import serbench.tasks.Memory;
-import serbench.tasks.Micro;
-import serbench.tasks.ReadPar;
-import serbench.tasks.SortDedup;
 import serbench.tasks.Reads;
+import serbench.tasks.Task;
 import serbench.tasks.Tasks;
 
 /**
@@ -89,24 +86,20 @@ public final class Ops {
         return r;
     }
 
+    /** `run`: the registry's task of that id; no other task stands in for a missing one. */
     private static ObjectNode run(JsonNode req) throws Exception {
-        String task = required(req, "task");
-        if (!Registry.PROTOCOL_TASKS.contains(task)) {
-            throw Failure.badRequest("unknown task '" + task + "'; known tasks: "
+        String id = required(req, "task");
+        if (!Registry.PROTOCOL_TASKS.contains(id)) {
+            throw Failure.badRequest("unknown task '" + id + "'; known tasks: "
                 + String.join(", ", Registry.PROTOCOL_TASKS));
         }
-        if (!Registry.TASKS.contains(task)) {
-            throw Failure.unsupported("the java driver does not run task " + task + " yet");
+        Task task = Registry.TASKS.get(id);
+        if (task == null) {
+            throw Failure.unsupported("the java driver does not run task " + id + " yet");
         }
-        Cell<?> cell;
-        if (task.equals("write")) {
-            cell = Cell.resolve(req);
+        Cell<?> cell = task.reads() ? Cell.reading(req) : Cell.resolve(req);
+        if (task.writes()) {
             cell.writing();
-        } else {
-            cell = Cell.reading(req);
-            if (task.equals("micro")) {
-                cell.writing();
-            }
         }
         return cell.run(task, new Params(req.get("params")));
     }
@@ -248,24 +241,8 @@ public final class Ops {
             return r;
         }
 
-        ObjectNode run(String task, Params params) throws Exception {
-            Codec<T> codec = codec();
-            switch (task) {
-                case "write":
-                    return Tasks.write(codec, method, model, params);
-                case "read_seq":
-                    return Tasks.readSeq(codec, method, model, depth, params);
-                case "micro":
-                    return Micro.run(codec, method, model, depth, params);
-                case "read_par":
-                    return ReadPar.run(method, model, depth, params);
-                case "memory":
-                    return Memory.run(codec, method, model, depth, params);
-                case "sort_dedup":
-                    return SortDedup.run(codec, method, model, depth, params);
-                default:
-                    return Tasks.readRand(codec, method, model, depth, params);
-            }
+        ObjectNode run(Task task, Params params) throws Exception {
+            return task.run(codec(), method, model, depth, params);
         }
     }
 }

@@ -1,6 +1,9 @@
 package serbench;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import serbench.methods.AvroMethod;
 import serbench.methods.Bson;
 import serbench.methods.FlatbuffersMethod;
@@ -16,6 +19,14 @@ import serbench.methods.MethodSpec;
 import serbench.methods.ProtobufMethod;
 import serbench.methods.Raw;
 import serbench.methods.Xml;
+import serbench.tasks.Memory;
+import serbench.tasks.Micro;
+import serbench.tasks.ReadPar;
+import serbench.tasks.ReadRand;
+import serbench.tasks.ReadSeq;
+import serbench.tasks.SortDedup;
+import serbench.tasks.Task;
+import serbench.tasks.Write;
 
 /** THE registry of this driver: every method and every task, one line each. */
 public final class Registry {
@@ -40,12 +51,30 @@ public final class Registry {
         FlatbuffersMethod.SPEC,
         AvroMethod.SPEC);
 
-    public static final List<String> TASKS = List.of("write", "read_seq", "read_rand",
-        "read_par", "sort_dedup", "memory", "micro");
+    /** Every task this driver runs, by id, in info order; `run` finds its task only here. */
+    public static final Map<String, Task> TASKS = byId(
+        new Write(),
+        new ReadSeq(),
+        new ReadRand(),
+        new ReadPar(),
+        new SortDedup(),
+        new Memory(),
+        new Micro());
 
     /** Every task id of the protocol; those this driver does not run are unsupported. */
     public static final List<String> PROTOCOL_TASKS = List.of("write", "read_seq", "read_rand",
         "read_par", "sort_dedup", "memory", "micro", "sizes");
+
+    private static Map<String, Task> byId(Task... tasks) {
+        Map<String, Task> byId = new LinkedHashMap<>();
+        for (Task t : tasks) {
+            // two tasks under one id: one of them would never run
+            if (byId.put(t.id(), t) != null) {
+                throw new IllegalStateException("two tasks with id " + t.id());
+            }
+        }
+        return Collections.unmodifiableMap(byId);
+    }
 
     public static MethodSpec method(String id) {
         return METHODS.stream().filter(m -> m.id().equals(id)).findFirst().orElse(null);

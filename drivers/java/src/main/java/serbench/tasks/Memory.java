@@ -23,15 +23,20 @@ import serbench.Params;
  * the n objects kept in an array sized up front (its bytes included). Only the
  * materialization is timed; the checksum of the kept objects is folded afterwards.
  */
-public final class Memory {
-    private Memory() {}
+public final class Memory implements Task {
 
     public static final String ACCOUNTING = "heap_after_gc";
     private static final MemoryMXBean HEAP = ManagementFactory.getMemoryMXBean();
     private static final int MAX_GCS = 10;
     private static final long SETTLE_MS = 20;
 
-    public static <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
+    @Override
+    public String id() {
+        return "memory";
+    }
+
+    @Override
+    public <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Depth depth, Params params) throws Exception {
         if (depth != Depth.MATERIALIZE) {
             throw Failure.unsupported("memory keeps native objects: depth materialize only");

@@ -20,8 +20,7 @@ import serbench.model.ModelType;
  * buffer cleared per pass. A method reading direct pages gets the pass's bytes copied once
  * into a reused direct buffer, inside the encode time (its encoder builds off-heap too).
  */
-public final class Micro {
-    private Micro() {}
+public final class Micro implements Task {
 
     /** One pass's encoded objects: buffer k holds object k at [offs[k], ends[k]). */
     private static final class Pass {
@@ -43,7 +42,18 @@ public final class Micro {
         }
     }
 
-    public static <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
+    @Override
+    public String id() {
+        return "micro";
+    }
+
+    @Override
+    public boolean writes() {
+        return true;
+    }
+
+    @Override
+    public <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Depth depth, Params params) throws Exception {
         Repetitions reps = new Repetitions(params);
         String buffer = params.text("buffer");

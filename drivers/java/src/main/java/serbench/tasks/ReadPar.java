@@ -21,14 +21,20 @@ import serbench.paged.PageReader;
  * list) exactly as read_seq / read_rand do, released together by a barrier; their set
  * checksums add up.
  */
-public final class ReadPar {
-    private ReadPar() {}
+public final class ReadPar implements Task {
 
     /** One thread's outcome in one repetition. */
     private record Part(Reads.Outcome outcome, long ns, long ioNs) {}
 
-    public static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
-            Params params) throws Exception {
+    @Override
+    public String id() {
+        return "read_par";
+    }
+
+    /** Every thread makes its own codec; the one given is not used. */
+    @Override
+    public <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
+            Depth depth, Params params) throws Exception {
         Repetitions reps = new Repetitions(params);
         Path base = params.path("input");
         long threads = params.u64("threads");

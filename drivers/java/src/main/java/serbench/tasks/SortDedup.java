@@ -39,8 +39,7 @@ import serbench.paged.PagedFile;
  * buffer, dropping an object equal to the last one written; passes repeat until at most F
  * runs remain and the last merge writes `sorted`. Merged runs are deleted.
  */
-public final class SortDedup {
-    private SortDedup() {}
+public final class SortDedup implements Task {
 
     /** A chunk slot: the object's reference in the chunk's array (compressed oops). */
     private static final long SLOT_BYTES = 4;
@@ -72,7 +71,13 @@ public final class SortDedup {
     /** What one merge wrote. */
     private record Merged(long objects, long sequence, long bytes) {}
 
-    public static <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
+    @Override
+    public String id() {
+        return "sort_dedup";
+    }
+
+    @Override
+    public <T> ObjectNode run(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Depth depth, Params params) throws Exception {
         if (depth != Depth.MATERIALIZE || !method.writes()) {
             throw Failure.unsupported("sort_dedup decodes, sorts and writes: depth materialize "

@@ -17,7 +17,7 @@ import serbench.model.ModelType;
 import serbench.paged.PageReader;
 import serbench.paged.PageWriter;
 
-/** The tasks (PROTOCOL.md section 5), written only against Codec and generic over the model. */
+/** What several tasks share: writing a paged file, a read's result, the harness's id list. */
 public final class Tasks {
     private Tasks() {}
 
@@ -37,49 +37,8 @@ public final class Tasks {
         }
     }
 
-    /** write: objects already in memory (loading is untimed) → encode → pages → fsync. */
-    public static <T> ObjectNode write(Codec<T> codec, MethodSpec method, ModelType<T> model,
-            Params params) throws Exception {
-        Repetitions reps = new Repetitions(params);
-        Path output = params.path("output");
-        Integer p = params.pageSize();
-        int pageSize = p == null ? DEFAULT_PAGE_SIZE : p;
-        List<T> objects = Json.load(params.path("input"), model);
-        Checksum checksum = new Checksum();
-        objects.forEach(o -> checksum.add(model.hash(o)));
-        // nothing is cached before a write, so there is nothing to evict
-        PageWriter.Counters c = reps.run(null, timer -> writeFile(codec, method, model, objects,
-            output, pageSize, timer), PageWriter.Counters::equals);
-        ObjectNode r = result(reps, checksum);
-        ObjectNode counters = r.putObject("counters");
-        counters.put("objects", c.objects());
-        counters.put("bytes", c.bytes());
-        counters.put("pages", c.pages());
-        counters.put("avg_object_bytes", (double) c.objectBytes() / Math.max(1, c.objects()));
-        r.put("eviction", "none");
-        return r;
-    }
-
-    /** read_seq: objects start .. start + n in file order. */
-    public static <T> ObjectNode readSeq(Codec<T> codec, MethodSpec method, ModelType<T> model,
-            Depth depth, Params params) throws Exception {
-        Repetitions reps = new Repetitions(params);
-        Path base = params.path("input");
-        Reads.Selection sel = new Reads.Selection(params.u64("start"), params.u64("n"), null);
-        return read(codec, method, model, depth, params, reps, base, sel);
-    }
-
-    /** read_rand: the objects named by the first n ids of the harness's id file. */
-    public static <T> ObjectNode readRand(Codec<T> codec, MethodSpec method, ModelType<T> model,
-            Depth depth, Params params) throws Exception {
-        Repetitions reps = new Repetitions(params);
-        Path base = params.path("input");
-        long[] ids = readIds(params.path("ids"), params.u64("n"));
-        return read(codec, method, model, depth, params, reps, base,
-            new Reads.Selection(0, 0, ids));
-    }
-
-    private static <T> ObjectNode read(Codec<T> codec, MethodSpec method, ModelType<T> model,
+    /** A read of `sel` (read_seq, read_rand): its samples, checksum, objects and pages. */
+    static <T> ObjectNode read(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Depth depth, Params params, Repetitions reps, Path base, Reads.Selection sel)
             throws Exception {
         Integer pageSize = params.pageSize();
@@ -94,7 +53,7 @@ public final class Tasks {
         return r;
     }
 
-    private static ObjectNode result(Repetitions reps, Checksum checksum) {
+    static ObjectNode result(Repetitions reps, Checksum checksum) {
         ObjectNode r = Json.MAPPER.createObjectNode();
         r.set("samples", reps.samples);
         r.set("checksum", checksum.json());

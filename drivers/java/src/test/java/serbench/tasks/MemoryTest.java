@@ -51,7 +51,7 @@ class MemoryTest {
         ObjectNode p = TaskFiles.params(0, 2);
         p.put("input", base.toString());
         p.put("n", n);
-        return Memory.run(method.codec(model), method, model, Depth.MATERIALIZE,
+        return new Memory().run(method.codec(model), method, model, Depth.MATERIALIZE,
             new Params(p));
     }
 
@@ -67,9 +67,9 @@ class MemoryTest {
         ObjectNode p = TaskFiles.params(0, 1);
         p.put("input", base.toString());
         p.put("n", 6);
-        assertEquals("out_of_range", assertThrows(Failure.class, () -> Memory.run(
+        assertEquals("out_of_range", assertThrows(Failure.class, () -> new Memory().run(
             method.codec(model), method, model, Depth.MATERIALIZE, new Params(p))).kind);
-        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> Memory.run(
+        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> new Memory().run(
             method.codec(model), method, model, Depth.ACCESS, new Params(p))).kind);
     }
 }

@@ -70,6 +70,6 @@ class MicroTest {
 
     private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
             Params params) throws Exception {
-        return Micro.run(method.codec(model), method, model, depth, params);
+        return new Micro().run(method.codec(model), method, model, depth, params);
     }
 }

@@ -65,7 +65,7 @@ class ReadParTest {
         p.put("mode", "seq");
         p.put("start", 3);
         p.put("n", 30);
-        JsonNode seq = ReadPar.run(method, model, depth, new Params(p));
+        JsonNode seq = run(method, model, depth, new Params(p));
         assertEquals(TaskFiles.setChecksum(model, objects.subList(3, 33)).json(),
             seq.get("checksum"));
         assertEquals(threads, seq.get("counters").get("threads").asInt());
@@ -86,7 +86,7 @@ class ReadParTest {
         for (long id : ids) {
             chosen.add(objects.get((int) id));
         }
-        JsonNode rand = ReadPar.run(method, model, depth, new Params(p));
+        JsonNode rand = run(method, model, depth, new Params(p));
         assertEquals(TaskFiles.setChecksum(model, chosen).json(), rand.get("checksum"));
     }
 
@@ -104,10 +104,15 @@ class ReadParTest {
         p.put("start", 3);
         p.put("n", 3);
         Failure f = assertThrows(Failure.class,
-            () -> ReadPar.run(method, model, Depth.MATERIALIZE, new Params(p)));
+            () -> run(method, model, Depth.MATERIALIZE, new Params(p)));
         assertEquals("out_of_range", f.kind);
         p.put("threads", 0);
         assertEquals("bad_request", assertThrows(Failure.class,
-            () -> ReadPar.run(method, model, Depth.MATERIALIZE, new Params(p))).kind);
+            () -> run(method, model, Depth.MATERIALIZE, new Params(p))).kind);
+    }
+
+    private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
+            Params params) throws Exception {
+        return new ReadPar().run(method.codec(model), method, model, depth, params);
     }
 }

@@ -98,7 +98,7 @@ class SortDedupTest {
         p.put("output", out.toString());
         p.put("budget_bytes", budget);
         p.put("page_size", 256);
-        return SortDedup.run(method.codec(model), method, model, Depth.MATERIALIZE,
+        return new SortDedup().run(method.codec(model), method, model, Depth.MATERIALIZE,
             new Params(p));
     }
 
@@ -129,12 +129,12 @@ class SortDedupTest {
         p.put("output", dir.resolve("nowhere").toString());
         p.put("budget_bytes", 1000);
         p.put("page_size", 256);
-        assertEquals("not_found", assertThrows(Failure.class, () -> SortDedup.run(
+        assertEquals("not_found", assertThrows(Failure.class, () -> new SortDedup().run(
             method.codec(model), method, model, Depth.MATERIALIZE, new Params(p))).kind);
-        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> SortDedup.run(
+        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> new SortDedup().run(
             method.codec(model), method, model, Depth.ACCESS, new Params(p))).kind);
         MethodSpec raw = Registry.method("raw");
-        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> SortDedup.run(
+        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> new SortDedup().run(
             raw.codec(model), raw, model, Depth.NONE, new Params(p))).kind);
     }
 }
