@@ -156,10 +156,39 @@ def test_the_cli_and_the_demo_choose_the_drivers_only_build(monkeypatch):
     assert calls == [True, False]
     assert "--drivers-only" in CliRunner().invoke(cli_run.build_command, ["--help"]).output
 
+
+def test_the_demo_builds_only_drivers_out_of_date_and_only_the_drivers(monkeypatch):
     import serbench.cli_data
-    calls.clear()
+    calls = []
+    monkeypatch.setattr(build_module, "build", lambda languages, say, drivers_only=False:
+                        calls.append((tuple(languages), drivers_only)) or [])
     monkeypatch.setattr(serbench.cli_data, "data_default", lambda: None)
     monkeypatch.setattr(cli_run, "run", lambda **options: "run-1")
     monkeypatch.setattr(cli_run, "_report", lambda run_id: None)
+    out_of_date = {"cpp"}
+    monkeypatch.setattr(build_module, "needs_build", lambda language: language in out_of_date)
     result = CliRunner().invoke(cli_run.demo_command, [], catch_exceptions=False)
-    assert result.exit_code == 0 and calls == [True]
+    assert result.exit_code == 0 and calls == [(("cpp",), True)]
+    out_of_date.clear()
+    calls.clear()
+    result = CliRunner().invoke(cli_run.demo_command, [], catch_exceptions=False)
+    assert result.exit_code == 0 and calls == []
+
+
+def test_a_driver_missing_or_older_than_a_source_needs_a_build(tmp_path, monkeypatch):
+    drivers = tmp_path / "drivers"
+    artifact = drivers / "java" / "target" / "serbench-java.jar"
+    source = drivers / "java" / "src" / "Main.java"
+    source.parent.mkdir(parents=True)
+    source.write_text("class Main {}")
+    (tmp_path / "schemas").mkdir()
+    monkeypatch.setattr(build_module, "REPO", tmp_path)
+    monkeypatch.setattr(build_module, "DRIVERS", drivers)
+    monkeypatch.setitem(build_module.ARTIFACTS, "java", artifact)
+    assert build_module.needs_build("java")
+    artifact.parent.mkdir(parents=True)
+    artifact.write_text("jar")
+    os.utime(source, (1_000, 1_000))
+    assert not build_module.needs_build("java")
+    os.utime(source, (artifact.stat().st_mtime + 10,) * 2)
+    assert build_module.needs_build("java")

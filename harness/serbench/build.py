@@ -148,6 +148,11 @@ def stale_source(language: str) -> Path | None:
     return None
 
 
+def needs_build(language: str) -> bool:
+    """The driver's executable is missing, or older than one of its sources."""
+    return not ARTIFACTS[language].exists() or stale_source(language) is not None
+
+
 def _sources(root: Path):
     for entry in os.scandir(root):
         if entry.is_dir(follow_symlinks=False):
