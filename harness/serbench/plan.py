@@ -11,6 +11,8 @@ page_size = 262144
 warmups = 1
 warmup_ms = 0                     # and warm-ups go on until this long has passed (JMH's
                                   # time-based warm-up: a JIT compiles after time, not count)
+warmup_max_ms = 0                 # and, in a driver with a JIT, on while it still compiles
+                                  # (over 2 % of the last 200 ms of warm-ups), up to this long
 repetitions = 5
 cold = true                       # evict data and index files before every repetition
 threads = [1, 2]                  # read_par thread counts (other tasks run one thread)
@@ -88,6 +90,7 @@ class Params:
     page_size: int = 262144
     warmups: int = 1
     warmup_ms: int = 0
+    warmup_max_ms: int = 0
     repetitions: int = 5
     cold: bool = True
     threads: tuple[int, ...] = (1, 2)
@@ -154,6 +157,7 @@ class Cell:
     forks: int = 0  # fresh processes of its own the cell runs in (0: the group's)
     warmup_ms: int = 0  # warm-ups go on at least this long (so their count may exceed warmups)
     floor_rounds: int = 0  # reads: rounds alternating with the raw read of the same file
+    warmup_max_ms: int = 0  # a JIT's warm-ups go on while it compiles, up to this long
     cell_id: int = 0
 
     @property
@@ -172,6 +176,7 @@ class Cell:
 
     def plan_params(self) -> dict:
         return {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
+                "warmup_max_ms": self.warmup_max_ms,
                 "repetitions": self.repetitions, "floor_rounds": self.floor_rounds,
                 "seed": self.seed,
                 "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
@@ -293,7 +298,8 @@ class _Checker:
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
-                   "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0}[key]
+                   "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0,
+                   "warmup_max_ms": 0}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
@@ -435,7 +441,7 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                     directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
                     p.iterations if task == "micro" else 1, forks(task), p.warmup_ms,
-                    floor_rounds(task, method))
+                    floor_rounds(task, method), p.warmup_max_ms)
 
     for method in methods:
         why = _method_unsupported(info, method, model)

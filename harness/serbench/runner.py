@@ -185,9 +185,9 @@ def checksum_of(result: dict) -> dict:
 
 
 def checked_samples(result: dict, warmups: int, repetitions: int,
-                    warmup_ms: int = 0) -> list[dict]:
-    """The samples, `warmups` warm-ups (or more: warm-ups go on for `warmup_ms`) and
-    `repetitions` measured ones."""
+                    open_ended: bool = False) -> list[dict]:
+    """The samples, `warmups` warm-ups (or more when they are `open_ended`: they go on for
+    warmup_ms, or while a JIT compiles up to warmup_max_ms) and `repetitions` measured ones."""
     samples = result.get("samples")
     if not isinstance(samples, list):
         raise BadAnswer("result has no samples list")
@@ -198,9 +198,9 @@ def checked_samples(result: dict, warmups: int, repetitions: int,
                         for k in ("total_ns", "cpu_ns", "io_ns"))):
             raise BadAnswer(f"malformed sample {s!r}")
     got = (sum(s["warmup"] for s in samples), sum(not s["warmup"] for s in samples))
-    enough = got[0] >= warmups if warmup_ms else got[0] == warmups
+    enough = got[0] >= warmups if open_ended else got[0] == warmups
     if not (enough and got[1] == repetitions):
-        at_least = "at least " if warmup_ms else ""
+        at_least = "at least " if open_ended else ""
         raise BadAnswer(f"{got[0]} warm-ups and {got[1]} repetitions returned, "
                         f"{at_least}{warmups} and {repetitions} asked")
     return samples
@@ -235,6 +235,13 @@ def checked_task_fields(task: str, counters: dict, samples: list[dict], threads:
                     and all(type(t) is int and t >= 0 for t in times)):
                 raise BadAnswer(f"read_par: sample {s.get('rep')} thread_ns is {times!r}, "
                                 f"not {threads} times in ns")
+
+
+def warm_up(cell: Cell) -> dict:
+    """A request's warm-up parameters; warmup_max_ms only when set (a driver without a JIT
+    ignores it, and requests stay as they were without it)."""
+    warm = {"warmups": cell.warmups, "warmup_ms": cell.warmup_ms}
+    return {**warm, "warmup_max_ms": cell.warmup_max_ms} if cell.warmup_max_ms else warm
 
 
 def rounds(repetitions: int, count: int) -> list[int]:
@@ -471,7 +478,8 @@ class Runner:
         result = response["result"]
         try:
             got = checksum_of(result)
-            samples = checked_samples(result, cell.warmups, cell.repetitions, cell.warmup_ms)
+            samples = checked_samples(result, cell.warmups, cell.repetitions,
+                                      bool(cell.warmup_ms or cell.warmup_max_ms))
             counters = result.get("counters", {})
             if not isinstance(counters, dict):
                 raise BadAnswer("counters is not an object")
@@ -497,15 +505,18 @@ class Runner:
         floor = replace(cell, method=RAW, depth="", variant=cell.method, floor_rounds=0)
         recorded = {**params, "floor_rounds": cell.floor_rounds}
         samples, first, floor_sum = [], None, None
+        asked = {k: v for k, v in params.items() if k != "warmup_max_ms"}
         for number, repetitions in enumerate(rounds(cell.repetitions, cell.floor_rounds)):
-            warm = ({"warmups": cell.warmups, "warmup_ms": cell.warmup_ms} if number == 0
-                    else {"warmups": 1, "warmup_ms": 0})
-            round_params = {**params, **warm, "repetitions": repetitions}
-            read = self.timed(driver, replace(cell, repetitions=repetitions, **warm),
-                              round_params, expected)
+            warm = ({} if number == 0 else {"warmups": 1, "warmup_ms": 0, "warmup_max_ms": 0})
+            round_cell = replace(cell, repetitions=repetitions, **warm)
+            round_params = {**asked, **warm_up(round_cell), "repetitions": repetitions}
+            read = self.timed(driver, round_cell, round_params, expected)
             if read.status != "ok":
                 return replace(read, params=recorded)
-            raw = self.timed(driver, replace(floor, repetitions=repetitions, **warm),
+            raw = self.timed(driver, replace(floor, repetitions=repetitions,
+                                             warmups=round_cell.warmups,
+                                             warmup_ms=round_cell.warmup_ms,
+                                             warmup_max_ms=round_cell.warmup_max_ms),
                              round_params, {"count": cell.n, "sum": floor_sum})
             if raw.status == "ok" and floor_sum is None:
                 self.cross_check_raw(floor, round_params, raw)
@@ -519,8 +530,7 @@ class Runner:
         return replace(first, samples=samples, params=recorded)
 
     def common_params(self, cell: Cell) -> dict:
-        return {"cold": cell.cold, "warmups": cell.warmups, "warmup_ms": cell.warmup_ms,
-                "repetitions": cell.repetitions}
+        return {"cold": cell.cold, **warm_up(cell), "repetitions": cell.repetitions}
 
     def run_micro(self, driver: DriverProcess, cell: Cell) -> CellResult:
         """In-memory encode and decode of the first n objects (of the k-sweep input for
@@ -745,7 +755,8 @@ class Runner:
             peer = self.peer(language, cell)
             if peer is None:
                 continue
-            once = {**params, "warmups": 0, "warmup_ms": 0, "repetitions": 1, "cold": False}
+            once = {**params, "warmups": 0, "warmup_ms": 0, "warmup_max_ms": 0, "repetitions": 1,
+                    "cold": False}
             try:
                 response = self.request_run(peer, cell, once)
                 checks[language] = checksum_of(response["result"]) if response[

@@ -18,7 +18,10 @@ import serbench.paged.PagedFile;
  * others `"warm"`, so the report can show or drop it. Each sample also carries `jit_ms`: the
  * milliseconds the JIT's compiler threads spent compiling during that repetition (the
  * CompilationMXBean's total before and after), so the harness can tell a measured region the
- * JIT was still changing from a steady one.
+ * JIT was still changing from a steady one. With `warmup_max_ms`, warm-ups go on past both
+ * while the JIT is still compiling, until the last QUIET_WINDOW_NS of warm-ups spent at most
+ * QUIET_SHARE of their time compiling or warmup_max_ms has passed: each cell warms as long as
+ * its own code needs, no longer.
  */
 public final class Repetitions {
     /** One repetition's work; returns what it read (equal in every repetition). */
@@ -27,11 +30,15 @@ public final class Repetitions {
     }
 
     private static boolean jitWarm;
+    // the harness calls a measured region unsteady past 2 % of its time compiling (steady.py)
+    private static final long QUIET_WINDOW_NS = 200_000_000L;
+    private static final double QUIET_SHARE = 0.02;
     /** Null where the JVM cannot time its compilation (then no sample carries `jit_ms`). */
     private static final CompilationMXBean JIT = compilationBean();
 
     public final long warmups;
     public final long warmupNs;
+    public final long warmupMaxNs;
     public final long repetitions;
     public final boolean cold;
     public final ArrayNode samples = Json.MAPPER.createArrayNode();
@@ -39,6 +46,7 @@ public final class Repetitions {
     public Repetitions(Params params) throws Failure {
         warmups = params.u64("warmups");
         warmupNs = params.u64Or("warmup_ms", 0) * 1_000_000L;
+        warmupMaxNs = params.u64Or("warmup_max_ms", 0) * 1_000_000L;
         repetitions = params.u64("repetitions");
         cold = params.bool("cold");
         if (warmups + repetitions == 0) {
@@ -51,7 +59,8 @@ public final class Repetitions {
             throws Exception {
         R outcome = null;
         long began = System.nanoTime();
-        for (long rep = 0; rep < warmups || System.nanoTime() - began < warmupNs; rep++) {
+        for (long rep = 0; rep < warmups || System.nanoTime() - began < warmupNs
+                || System.nanoTime() - began < warmupMaxNs && !jitQuiet(); rep++) {
             outcome = one(base, once, same, rep, true, outcome);
         }
         for (long rep = 0; rep < repetitions; rep++) {
@@ -91,6 +100,20 @@ public final class Repetitions {
                 + warmup + ") read something else than the first");
         }
         return outcome;
+    }
+
+    /** The JIT compiled for at most QUIET_SHARE of the last QUIET_WINDOW_NS of warm-ups. */
+    private boolean jitQuiet() {
+        if (JIT == null) {
+            return true;  // nothing to wait for that this JVM can see
+        }
+        long window = 0;
+        long jitMs = 0;
+        for (int i = samples.size() - 1; i >= 0 && window < QUIET_WINDOW_NS; i--) {
+            window += samples.get(i).get("total_ns").asLong();
+            jitMs += samples.get(i).get("jit_ms").asLong();
+        }
+        return window >= QUIET_WINDOW_NS && jitMs * 1_000_000L <= QUIET_SHARE * window;
     }
 
     private static CompilationMXBean compilationBean() {

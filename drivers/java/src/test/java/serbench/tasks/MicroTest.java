@@ -68,6 +68,43 @@ class MicroTest {
         assertEquals(java.util.List.of(0L, 1L), measured);
     }
 
+    @org.junit.jupiter.api.Test
+    void warmUpsGoOnUntilTheJitIsQuietOrTheMaximumHasPassed() throws Exception {
+        ObjectNode p = Json.MAPPER.createObjectNode();
+        p.put("input", Vectors.jsonl("trade").toString());
+        p.put("n", 2);
+        p.put("iterations", 1);
+        p.put("buffer", "fresh");
+        p.put("cold", false);
+        p.put("warmups", 1);
+        p.put("warmup_max_ms", 5000);
+        p.put("repetitions", 2);
+        long started = System.nanoTime();
+        JsonNode r = run(Registry.method("json"), ModelType.byId("trade"), Depth.MATERIALIZE,
+            new Params(p));
+        long warmedNs = 0;
+        java.util.List<JsonNode> warm = new java.util.ArrayList<>();
+        for (JsonNode s : r.get("samples")) {
+            assertTrue(s.get("jit_ms").asLong() >= 0);
+            if (s.get("warmup").asBoolean()) {
+                warm.add(s);
+                warmedNs += s.get("total_ns").asLong();
+            }
+        }
+        // the stop: the last 200 ms of warm-ups compiled for at most 2 % of their time...
+        long window = 0;
+        long jitMs = 0;
+        for (int i = warm.size() - 1; i >= 0 && window < 200_000_000L; i--) {
+            window += warm.get(i).get("total_ns").asLong();
+            jitMs += warm.get(i).get("jit_ms").asLong();
+        }
+        boolean quiet = window >= 200_000_000L && jitMs * 1_000_000L <= 0.02 * window;
+        // ... or the maximum passed; never the one warm-up asked for alone
+        assertTrue(quiet || System.nanoTime() - started >= 5_000_000_000L,
+            warm.size() + " warm-ups, " + jitMs + " ms compiling in the last " + window + " ns");
+        assertTrue(warmedNs >= 200_000_000L, "a quiet window needs 200 ms of warm-ups");
+    }
+
     private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
             Params params) throws Exception {
         return new Micro().run(method.codec(model), method, model, depth, params);
