@@ -74,6 +74,12 @@ def test_a_quiet_jit_under_the_share_is_steady_and_said():
         "JIT compiled 0 ms while measured; trend not judged"
 
 
+def test_one_millisecond_of_compilation_is_below_what_the_bean_resolves():
+    # 1 ms in a 5 ms region is 20 %, but the bean counts whole milliseconds
+    assert judge(samples([1_000] * 5, jit_ms=[0, 1, 0, 0, 0])).steady is True
+    assert judge(samples([1_000] * 5, jit_ms=[0, 2, 0, 0, 0])).steady is False
+
+
 def test_warmups_never_count():
     # the warm-ups (1 s each) would be a huge drift
     verdict = judge(samples([100, 101, 99, 100, 101, 100], warmups=3))

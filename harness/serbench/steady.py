@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from statistics import median
 
 JIT_SHARE = 0.02
+JIT_MIN_MS = 2
 DRIFT_SHARE = 0.10
 MIN_TREND = 5
 MIN_TEST = 8
@@ -67,7 +68,7 @@ def _jit_ms(measured: list[dict]) -> int | None:
 def _jit_problem(measured: list[dict]) -> str | None:
     jit_ms = _jit_ms(measured)
     total_ms = sum(s["total_ns"] for s in measured) / 1e6
-    if jit_ms is None or total_ms <= 0 or jit_ms <= JIT_SHARE * total_ms:
+    if jit_ms is None or jit_ms < JIT_MIN_MS or jit_ms <= JIT_SHARE * total_ms:
         return None
     return (f"the JIT compiled for {jit_ms} ms during the measured repetitions "
             f"({jit_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
