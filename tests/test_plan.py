@@ -56,6 +56,18 @@ def test_embedded_plans_load():
     assert {t for g in figures.groups for t in g.tasks} == {"read_seq", "micro", "sizes"}
 
 
+def test_the_default_plan_can_show_steady_state_where_the_studies_depend_on_it():
+    """Reads, micro and the sort: enough repetitions to judge a drift, and a JIT warmed while
+    it compiles (issue: the default report's Java figures came from a cold JIT)."""
+    from serbench.steady import MIN_TREND
+    studied = [g for g in load_plan(None).groups
+               if {"read_seq", "read_rand", "micro", "sort_dedup"} & set(g.tasks)]
+    assert {t for g in studied for t in g.tasks} >= {"read_seq", "read_rand", "micro",
+                                                     "sort_dedup"}
+    for g in studied:
+        assert g.params.repetitions >= MIN_TREND and g.params.warmup_max_ms > 0, g.tasks
+
+
 def test_plan_file_and_default_name(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text(GROUP)

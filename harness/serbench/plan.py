@@ -12,7 +12,7 @@ warmups = 1
 warmup_ms = 0                     # and warm-ups go on until this long has passed (JMH's
                                   # time-based warm-up: a JIT compiles after time, not count)
 warmup_max_ms = 0                 # and, in a driver with a JIT, on while it still compiles
-                                  # (over 2 % of the last 200 ms of warm-ups), up to this long
+                                  # (over 2 % of the last 100 ms of warm-ups), up to this long
 repetitions = 5
 cold = true                       # evict data and index files before every repetition
 threads = [1, 2]                  # read_par thread counts (other tasks run one thread)

@@ -31,7 +31,7 @@ public final class Repetitions {
 
     private static boolean jitWarm;
     // the harness calls a measured region unsteady past 2 % of its time compiling (steady.py)
-    private static final long QUIET_WINDOW_NS = 200_000_000L;
+    private static final long QUIET_WINDOW_NS = 100_000_000L;
     private static final double QUIET_SHARE = 0.02;
     /** Null where the JVM cannot time its compilation (then no sample carries `jit_ms`). */
     private static final CompilationMXBean JIT = compilationBean();
@@ -59,9 +59,14 @@ public final class Repetitions {
             throws Exception {
         R outcome = null;
         long began = System.nanoTime();
-        for (long rep = 0; rep < warmups || System.nanoTime() - began < warmupNs
-                || System.nanoTime() - began < warmupMaxNs && !jitQuiet(); rep++) {
-            outcome = one(base, once, same, rep, true, outcome);
+        for (long rep = 0; ; rep++) {
+            boolean asked = rep < warmups || System.nanoTime() - began < warmupNs;
+            if (!asked && (System.nanoTime() - began >= warmupMaxNs || jitQuiet())) {
+                break;
+            }
+            // warm-ups that only wait for the JIT skip the eviction: they are there to
+            // compile the code, and a vmtouch process per repetition would be most of their time
+            outcome = one(asked ? base : null, once, same, rep, true, outcome);
         }
         for (long rep = 0; rep < repetitions; rep++) {
             outcome = one(base, once, same, rep, false, outcome);

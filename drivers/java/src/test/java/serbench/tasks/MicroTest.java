@@ -91,18 +91,18 @@ class MicroTest {
                 warmedNs += s.get("total_ns").asLong();
             }
         }
-        // the stop: the last 200 ms of warm-ups compiled for at most 2 % of their time...
+        // the stop: the last 100 ms of warm-ups compiled for at most 2 % of their time...
         long window = 0;
         long jitMs = 0;
-        for (int i = warm.size() - 1; i >= 0 && window < 200_000_000L; i--) {
+        for (int i = warm.size() - 1; i >= 0 && window < 100_000_000L; i--) {
             window += warm.get(i).get("total_ns").asLong();
             jitMs += warm.get(i).get("jit_ms").asLong();
         }
-        boolean quiet = window >= 200_000_000L && jitMs * 1_000_000L <= 0.02 * window;
+        boolean quiet = window >= 100_000_000L && jitMs * 1_000_000L <= 0.02 * window;
         // ... or the maximum passed; never the one warm-up asked for alone
         assertTrue(quiet || System.nanoTime() - started >= 5_000_000_000L,
             warm.size() + " warm-ups, " + jitMs + " ms compiling in the last " + window + " ns");
-        assertTrue(warmedNs >= 200_000_000L, "a quiet window needs 200 ms of warm-ups");
+        assertTrue(warmedNs >= 100_000_000L, "a quiet window needs 100 ms of warm-ups");
     }
 
     private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
