@@ -65,7 +65,9 @@ def test_the_default_plan_can_show_steady_state_where_the_studies_depend_on_it()
     assert {t for g in studied for t in g.tasks} >= {"read_seq", "read_rand", "micro",
                                                      "sort_dedup"}
     for g in studied:
-        assert g.params.repetitions >= MIN_TREND and g.params.warmup_max_ms > 0, g.tasks
+        assert g.params.repetitions >= MIN_TREND, g.tasks
+        if {"micro", "sort_dedup"} & set(g.tasks):
+            assert g.params.warmup_max_ms > 0, g.tasks
 
 
 def test_plan_file_and_default_name(tmp_path):
