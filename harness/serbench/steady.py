@@ -36,10 +36,6 @@ class Steadiness:
     steady: bool | None  # None: could not be judged
     note: str            # why, in a phrase a report can show
 
-    @property
-    def label(self) -> str:
-        return {True: "", False: "unsteady", None: "steadiness not judged"}[self.steady]
-
 
 def judge(samples: list[dict]) -> Steadiness:
     """The verdict over a cell's samples (warm-ups are ignored)."""
