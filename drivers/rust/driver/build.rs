@@ -229,7 +229,9 @@ fn generate_capnp(schemas: &Path) {
     for file in &files {
         command.file(file);
     }
-    command.run().expect("capnp (Debian's 0.9.2) compiles schemas/capnp");
+    command
+        .run()
+        .expect("capnp (Debian's 0.9.2) compiles schemas/capnp");
 
     let mut modules = String::new();
     let mut records = String::from("capnp_records! {\n");
@@ -259,7 +261,10 @@ fn capnp_records(module: &str, schema: &str) -> String {
     let mut out = String::new();
     let mut record: Option<String> = None;
     for line in schema.lines().map(str::trim) {
-        if let Some(name) = line.strip_prefix("struct ").and_then(|l| l.strip_suffix(" {")) {
+        if let Some(name) = line
+            .strip_prefix("struct ")
+            .and_then(|l| l.strip_suffix(" {"))
+        {
             out.push_str(&format!("    {name} in {module}::{} {{\n", snake(name)));
             record = Some(snake(name));
         } else if line == "}" {
@@ -270,19 +275,36 @@ fn capnp_records(module: &str, schema: &str) -> String {
             if name.starts_with('#') {
                 continue;
             }
-            out.push_str(&format!("        {}\n", capnp_field(module, record, &enums, name, rest)));
+            out.push_str(&format!(
+                "        {}\n",
+                capnp_field(module, record, &enums, name, rest)
+            ));
         }
     }
     out
 }
 
 /// `field: kind (accessors),` of one field line of struct `record`.
-fn capnp_field(module: &str, record: &str, enums: &BTreeSet<&str>, name: &str, rest: &str) -> String {
+fn capnp_field(
+    module: &str,
+    record: &str,
+    enums: &BTreeSet<&str>,
+    name: &str,
+    rest: &str,
+) -> String {
     let field = snake(name);
-    let native = if field == "type" { "r#type".to_string() } else { field.clone() };
+    let native = if field == "type" {
+        "r#type".to_string()
+    } else {
+        field.clone()
+    };
     let get = format!("get_{field}");
     let has = format!("has_{field}");
-    let presence = if rest.contains("# optional") { "optional" } else { "required" };
+    let presence = if rest.contains("# optional") {
+        "optional"
+    } else {
+        "required"
+    };
     let ty = rest
         .split_once(':')
         .and_then(|(_, t)| t.split(';').next())
@@ -305,8 +327,17 @@ fn capnp_field(module: &str, record: &str, enums: &BTreeSet<&str>, name: &str, r
 fn is_primitive(ty: &str) -> bool {
     matches!(
         ty,
-        "Bool" | "Int8" | "Int16" | "Int32" | "Int64" | "UInt8" | "UInt16" | "UInt32" | "UInt64"
-            | "Float32" | "Float64"
+        "Bool"
+            | "Int8"
+            | "Int16"
+            | "Int32"
+            | "Int64"
+            | "UInt8"
+            | "UInt16"
+            | "UInt32"
+            | "UInt64"
+            | "Float32"
+            | "Float64"
     )
 }
 

@@ -4,6 +4,7 @@ use serbench_model::ModelId;
 use serde_json::{json, Map, Value};
 
 use crate::evict::EVICTION;
+use crate::net::NET_TASKS;
 use crate::registry::{METHODS, TASKS};
 
 /// The `info` object of PROTOCOL.md section 3.
@@ -29,6 +30,7 @@ pub fn info() -> Value {
         "libraries": libraries(),
         "models": models,
         "tasks": TASKS,
+        "net_tasks": NET_TASKS,
         "methods": methods,
         "eviction": [EVICTION],
     })

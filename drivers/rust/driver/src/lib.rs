@@ -3,7 +3,7 @@
 //!
 //! Two axes joined in one place: `methods/` (one file per method, behind the `Codec`
 //! interface) × `tasks/` (one file per task, written against that interface only), listed in
-//! `registry.rs`. Around them: the shared paged file (`paged/`), cold-cache eviction
+//! `registry.rs`; the network tasks' node (`net/`) joins the same methods. Around them: the shared paged file (`paged/`), cold-cache eviction
 //! (`evict.rs`), io timing (`timing.rs`), the wire format (`protocol.rs`) and the ops
 //! (`ops.rs`) that `serve.rs` answers.
 
@@ -13,6 +13,7 @@ pub mod fuzz;
 pub mod info;
 pub mod memory;
 pub mod methods;
+pub mod net;
 pub mod ops;
 pub mod paged;
 pub mod protocol;

@@ -6,6 +6,7 @@ use std::thread;
 
 use serbench_driver::info::info;
 use serbench_driver::memory::Counting;
+use serbench_driver::net::listen;
 use serbench_driver::serve::serve;
 
 /// Every method materializes into the same allocator; mimalloc is what a tuned data system
@@ -39,13 +40,37 @@ fn main() -> ExitCode {
                 Ok(Err(_)) | Err(_) => ExitCode::FAILURE,
             }
         }
-        Some("listen") => {
-            eprintln!("serbench-rust listen: not implemented yet (reserved for the network tasks)");
-            ExitCode::from(2)
-        }
+        Some("listen") => match listen_address() {
+            Some(address) => {
+                let node = thread::Builder::new()
+                    .stack_size(STACK_BYTES)
+                    .spawn(move || listen(&address, io::stdout().lock()));
+                match node.map(|handle| handle.join()) {
+                    Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
+                    Ok(Ok(Err(failure))) => {
+                        eprintln!("serbench-rust listen: {failure}");
+                        ExitCode::FAILURE
+                    }
+                    Ok(Err(_)) | Err(_) => ExitCode::FAILURE,
+                }
+            }
+            None => {
+                eprintln!("usage: serbench-rust listen --address HOST:PORT");
+                ExitCode::from(2)
+            }
+        },
         _ => {
             eprintln!("usage: serbench-rust info | serve | listen --address HOST:PORT");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `listen --address HOST:PORT` (port 0: any free port; the node prints the one it bound).
+fn listen_address() -> Option<String> {
+    let args: Vec<String> = std::env::args().skip(2).collect();
+    match args.as_slice() {
+        [flag, address] if flag == "--address" => Some(address.clone()),
+        _ => None,
     }
 }

@@ -29,6 +29,7 @@ pub enum Kind {
     CorruptInput,
     OutOfRange,
     ChecksumMismatch,
+    Network,
     Internal,
 }
 
@@ -42,6 +43,7 @@ impl Kind {
             Kind::CorruptInput => "corrupt_input",
             Kind::OutOfRange => "out_of_range",
             Kind::ChecksumMismatch => "checksum_mismatch",
+            Kind::Network => "network",
             Kind::Internal => "internal",
         }
     }

@@ -266,7 +266,9 @@ impl<'a> Visit for text_list::Reader<'a> {
 
 impl<'a> Take<text_list::Reader<'a>> for Vec<String> {
     fn take(a: text_list::Reader<'a>) -> Result<Self, DecodeError> {
-        a.iter().map(|s| String::take(s.map_err(corrupt)?)).collect()
+        a.iter()
+            .map(|s| String::take(s.map_err(corrupt)?))
+            .collect()
     }
 }
 
@@ -510,7 +512,8 @@ impl Capnp {
         let mut words = bytes;
         if bytes.as_ptr().align_offset(8) != 0 {
             self.aligned.clear();
-            self.aligned.resize(bytes.len() / 8, ::capnp::word(0, 0, 0, 0, 0, 0, 0, 0));
+            self.aligned
+                .resize(bytes.len() / 8, ::capnp::word(0, 0, 0, 0, 0, 0, 0, 0));
             Word::words_to_bytes_mut(&mut self.aligned).copy_from_slice(bytes);
             words = Word::words_to_bytes(&self.aligned);
         }
@@ -519,8 +522,8 @@ impl Capnp {
             nesting_limit: NESTING_LIMIT,
         };
         let mut rest = words;
-        let message =
-            serialize::read_message_from_flat_slice_no_alloc(&mut rest, options).map_err(corrupt)?;
+        let message = serialize::read_message_from_flat_slice_no_alloc(&mut rest, options)
+            .map_err(corrupt)?;
         if !rest.is_empty() {
             return Err(DecodeError::new(
                 words.len() - rest.len(),
@@ -625,8 +628,7 @@ mod tests {
         let segments = u32::from_le_bytes(bytes[..4].try_into().unwrap()) + 1;
         let words = u32::from_le_bytes(bytes[4..8].try_into().unwrap()) as usize;
         assert_eq!((segments, bytes.len()), (1, 8 + 8 * words));
-        let message =
-            serialize::read_message(&mut &bytes[..], ReaderOptions::default()).unwrap();
+        let message = serialize::read_message(&mut &bytes[..], ReaderOptions::default()).unwrap();
         let root = message.get_root::<org_capnp::org::Reader>().unwrap();
         assert_eq!(root.get_name().unwrap().to_str(), Ok("acme"));
         // an empty required text is left null
@@ -659,9 +661,15 @@ mod tests {
         };
         let mut message = message::Builder::new_default();
         url.put(message.init_root::<tweet_capnp::url::Builder>());
-        let root = message.get_root_as_reader::<tweet_capnp::url::Reader>().unwrap();
+        let root = message
+            .get_root_as_reader::<tweet_capnp::url::Reader>()
+            .unwrap();
         assert_eq!(
-            (root.has_url(), root.has_expanded_url(), root.has_display_url()),
+            (
+                root.has_url(),
+                root.has_expanded_url(),
+                root.has_display_url()
+            ),
             (false, true, false)
         );
         assert!(Url::take(root).unwrap().total_eq(&url));
@@ -674,7 +682,10 @@ mod tests {
         assert!(error::<Org>(&longer).contains("trailing bytes after the capnp message"));
         assert!(error::<Org>(&bytes[..bytes.len() - 1]).contains("whole 8-byte words"));
         for cut in (0..bytes.len()).step_by(8) {
-            assert!(error::<Org>(&bytes[..cut]).contains("invalid capnp message"), "{cut}");
+            assert!(
+                error::<Org>(&bytes[..cut]).contains("invalid capnp message"),
+                "{cut}"
+            );
         }
         assert!(error::<Org>(&[0xff; 64]).contains("invalid capnp message"));
     }

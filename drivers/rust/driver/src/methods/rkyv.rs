@@ -89,7 +89,10 @@ impl Rkyv {
 fn unfit_root(bytes: &[u8], need: usize) -> DecodeError {
     if bytes.len() < need {
         let got = bytes.len();
-        DecodeError::new(0, format!("truncated: the archived root needs {need} bytes, the object has {got}"))
+        DecodeError::new(
+            0,
+            format!("truncated: the archived root needs {need} bytes, the object has {got}"),
+        )
     } else {
         DecodeError::new(0, "the object is not 8-byte aligned")
     }
@@ -232,7 +235,7 @@ fn repr_is_inline(repr: u64) -> bool {
 fn inline_len(repr: u64) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let zeroed = !repr; // 0xff bytes are now the zero bytes
-    // the classic zero-byte test: exact for the lowest zero byte, the one wanted
+                        // the classic zero-byte test: exact for the lowest zero byte, the one wanted
     let flags = zeroed.wrapping_sub(ONES) & !zeroed & (ONES << 7);
     (flags.trailing_zeros() / 8) as usize
 }
@@ -352,7 +355,12 @@ fold_fields! {
 impl Rkyv {
     /// The depths other than `access`.
     #[inline(never)]
-    fn fold_other<M>(&mut self, bytes: &[u8], depth: Depth, h: &mut Hasher) -> Result<(), DecodeError>
+    fn fold_other<M>(
+        &mut self,
+        bytes: &[u8],
+        depth: Depth,
+        h: &mut Hasher,
+    ) -> Result<(), DecodeError>
     where
         M: serbench_model::ModelType,
         Self: Codec<M>,
@@ -491,7 +499,15 @@ mod tests {
 
     #[test]
     fn strings_inline_or_not_fold_like_their_bytes() {
-        let texts = ["", "é", "ab", "Brand#13", "1-URGENT", "ünïcødé", "Clerk#000000951"];
+        let texts = [
+            "",
+            "é",
+            "ab",
+            "Brand#13",
+            "1-URGENT",
+            "ünïcødé",
+            "Clerk#000000951",
+        ];
         let longer = (0..40).map(|n| "xyz€".repeat(n).chars().take(n).collect::<String>());
         for text in texts.iter().map(|t| t.to_string()).chain(longer) {
             let mut value = org();

@@ -41,7 +41,7 @@ impl Entry {
         b
     }
 
-    fn from_bytes(b: &[u8]) -> Entry {
+    pub fn from_bytes(b: &[u8]) -> Entry {
         Entry {
             page: u64::from_le_bytes(b[0..8].try_into().unwrap()),
             offset: u32::from_le_bytes(b[8..12].try_into().unwrap()),

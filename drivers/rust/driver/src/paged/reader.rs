@@ -62,6 +62,11 @@ impl<'t, 'b> PageReader<'t, 'b> {
         self.index.entry(n)
     }
 
+    /// The open data file, for callers that move whole pages (the network's `disk` fetch).
+    pub fn data(&self) -> &TimedFile<'t> {
+        &self.data
+    }
+
     /// The data file, for error messages.
     pub fn data_path(&self) -> &Path {
         &self.data_path

@@ -304,7 +304,11 @@ mod tests {
             .unwrap();
         let (warm, measured) = counts(&samples);
         assert!(began.elapsed() >= Duration::from_millis(50));
-        assert!(warm.len() >= 4 && warm.len() <= 9, "{} warm-ups", warm.len());
+        assert!(
+            warm.len() >= 4 && warm.len() <= 9,
+            "{} warm-ups",
+            warm.len()
+        );
         assert_eq!(warm, (0..warm.len() as u64).collect::<Vec<_>>());
         assert_eq!(measured, vec![0, 1]);
     }

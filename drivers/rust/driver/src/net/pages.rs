@@ -1,0 +1,548 @@
+//! Network pages (PROTOCOL.md 10.3). A `Pages` frame is `u32 count`, `count` 16-byte entries
+//! (page relative to the frame's first page, offset, length: the index entry layout), then
+//! whole storage pages laid out exactly as in a paged file, so a receiver appends them to its
+//! file unchanged and an object never spans two frames. Three parts: the packer (objects
+//! encoded straight into a network page, `ram`), the shipper (stored pages sent as they are,
+//! `disk`) and the receiver (frames appended to a paged file, optionally decoding each object).
+
+use std::path::{Path, PathBuf};
+
+use serbench_model::SetChecksum;
+
+use super::wire::{FrameKind, Link, MAX_FRAME};
+use crate::paged::index::{EntriesHash, Header, ENTRY_BYTES};
+use crate::paged::{data_path, index_path, Entry, PageReader};
+use crate::protocol::{Failure, Kind};
+use crate::timing::{IoTimer, TimedFile};
+
+/// The default network page: the studies' 20 MiB.
+pub const DEFAULT_NET_PAGE: u64 = 20 << 20;
+
+/// A network page size from a request: at least one storage page, at most a frame.
+pub fn net_page_bytes(requested: u64, page_size: u32) -> Result<usize, Failure> {
+    if requested < page_size as u64 + 4 + ENTRY_BYTES as u64 || requested > MAX_FRAME as u64 {
+        return Err(Failure::bad_request(format!(
+            "params.net_page_bytes must be between a storage page ({page_size} bytes) plus one \
+             entry and {MAX_FRAME}, got {requested}"
+        )));
+    }
+    Ok(requested as usize)
+}
+
+/// Counts of one stream, as the `End` frame reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Streamed {
+    pub objects: u64,
+    pub bytes: u64,
+    pub frames: u64,
+}
+
+/// Packs encoded objects into network pages and sends each when the next object would not
+/// fit, applying the paged file's rules (PROTOCOL.md 4.1) within the frame.
+pub struct Packer {
+    page_size: usize,
+    budget: usize,
+    pages: Vec<u8>,
+    /// Where the current (last) storage page starts in `pages`.
+    page_start: usize,
+    entries: Vec<u8>,
+    count: u32,
+    streamed: Streamed,
+}
+
+impl Packer {
+    pub fn new(page_size: u32, budget: usize) -> Packer {
+        Packer {
+            page_size: page_size as usize,
+            budget,
+            pages: Vec::with_capacity(budget),
+            page_start: 0,
+            entries: Vec::new(),
+            count: 0,
+            streamed: Streamed::default(),
+        }
+    }
+
+    /// Appends one object, which `encode` writes at the end of the network page.
+    pub fn push(
+        &mut self,
+        align: usize,
+        encode: impl FnOnce(&mut Vec<u8>),
+        link: &mut Link,
+        timer: &IoTimer,
+    ) -> Result<(), Failure> {
+        let p = self.page_size;
+        let aligned =
+            self.page_start + (self.pages.len() - self.page_start).next_multiple_of(align);
+        self.pages.resize(aligned, 0);
+        let mut at = self.pages.len();
+        encode(&mut self.pages);
+        let len = self.pages.len() - at;
+        if len == 0 || len > self.budget - 4 - ENTRY_BYTES {
+            return Err(Failure::new(
+                Kind::Internal,
+                format!(
+                    "an object of {len} bytes does not fit a network page of {}",
+                    self.budget
+                ),
+            ));
+        }
+        if at > self.page_start && at - self.page_start + len > p {
+            // the object starts the next page: pad this one, move the object's bytes after it
+            let next = self.page_start + p;
+            self.pages.resize(next + len, 0);
+            self.pages.copy_within(at..at + len, next);
+            self.pages[at..next].fill(0);
+            self.page_start = next;
+            at = next;
+        }
+        let entries_after = 4 + (self.count as usize + 1) * ENTRY_BYTES;
+        if at == self.page_start && self.page_start > 0 && at + len + entries_after > self.budget {
+            self.send_pages(self.page_start, link, timer)?;
+            self.pages.drain(..self.page_start);
+            self.page_start = 0;
+            at = 0;
+        }
+        let entry = Entry {
+            page: (self.page_start / p) as u64,
+            offset: (at - self.page_start) as u32,
+            length: len as u32,
+        };
+        self.entries.extend_from_slice(&entry.to_bytes());
+        self.count += 1;
+        if len > p {
+            // a large object owns its pages; the next object starts after them
+            self.page_start += len.div_ceil(p) * p;
+            self.pages.resize(self.page_start, 0);
+        }
+        Ok(())
+    }
+
+    /// Sends the first `end` bytes of pages with every entry so far.
+    fn send_pages(&mut self, end: usize, link: &mut Link, timer: &IoTimer) -> Result<(), Failure> {
+        link.send(
+            FrameKind::Pages,
+            &[&self.count.to_le_bytes(), &self.entries, &self.pages[..end]],
+            timer,
+        )?;
+        self.streamed.objects += self.count as u64;
+        self.streamed.bytes += end as u64;
+        self.streamed.frames += 1;
+        self.entries.clear();
+        self.count = 0;
+        Ok(())
+    }
+
+    /// Sends what is left (its last page unpadded) and returns the stream's counts; the
+    /// packer is ready for the next stream.
+    pub fn finish(&mut self, link: &mut Link, timer: &IoTimer) -> Result<Streamed, Failure> {
+        if self.count > 0 {
+            self.send_pages(self.pages.len(), link, timer)?;
+        }
+        self.pages.clear();
+        self.page_start = 0;
+        Ok(std::mem::take(&mut self.streamed))
+    }
+}
+
+/// Sends objects `start .. start + n` of an open paged file as the stored pages holding them,
+/// grouped into network pages at object boundaries; `buffer` is reused across streams.
+pub fn ship(
+    reader: &PageReader<'_, '_>,
+    (start, n): (u64, u64),
+    budget: usize,
+    buffer: &mut Vec<u8>,
+    link: &mut Link,
+    timer: &IoTimer,
+) -> Result<Streamed, Failure> {
+    let header = reader.header();
+    let p = header.page_size as u64;
+    let mut streamed = Streamed::default();
+    let mut entries: Vec<u8> = Vec::new();
+    let mut count = 0u32;
+    // the frame's pages: first_page ..= last_page of the file
+    let mut first_page = 0u64;
+    let mut last_page: Option<u64> = None;
+    let mut send = |first: u64, last: u64, entries: &mut Vec<u8>, count: &mut u32| {
+        let from = first * p;
+        let to = ((last + 1) * p).min(header.data_len);
+        buffer.resize((to - from) as usize, 0);
+        reader
+            .data()
+            .read_exact_at(buffer, from)
+            .map_err(|e| Failure::io(reader.data_path(), &e))?;
+        link.send(
+            FrameKind::Pages,
+            &[&count.to_le_bytes(), entries, buffer],
+            timer,
+        )?;
+        streamed.objects += *count as u64;
+        streamed.bytes += to - from;
+        streamed.frames += 1;
+        entries.clear();
+        *count = 0;
+        Ok::<(), Failure>(())
+    };
+    for k in start..start + n {
+        let e = reader.entry(k);
+        let last = e.page + e.pages(header.page_size) - 1;
+        match last_page {
+            Some(lp) if e.page > lp => {
+                let bytes =
+                    (last - first_page + 1) * p + 4 + (count as u64 + 1) * ENTRY_BYTES as u64;
+                if bytes > budget as u64 {
+                    send(first_page, lp, &mut entries, &mut count)?;
+                    first_page = e.page;
+                }
+            }
+            Some(_) => {}
+            None => first_page = e.page,
+        }
+        let rebased = Entry {
+            page: e.page - first_page,
+            ..e
+        };
+        entries.extend_from_slice(&rebased.to_bytes());
+        count += 1;
+        last_page = Some(last_page.map_or(last, |lp| lp.max(last)));
+    }
+    if let Some(lp) = last_page {
+        send(first_page, lp, &mut entries, &mut count)?;
+    }
+    Ok(streamed)
+}
+
+/// Appends received network pages to a paged file (`<base>.pages`, and its index at the end),
+/// checking every entry against the frame before any byte of it is trusted.
+pub struct Receiver<'t> {
+    data: TimedFile<'t>,
+    data_path: PathBuf,
+    index_path: PathBuf,
+    timer: &'t IoTimer,
+    page_size: u32,
+    entries: Vec<u8>,
+    hash: EntriesHash,
+    /// Pages and bytes received so far; whether the last frame ended in a partial page.
+    pages: u64,
+    bytes: u64,
+    partial: bool,
+    pub streamed: Streamed,
+    pub checksum: SetChecksum,
+}
+
+impl<'t> Receiver<'t> {
+    pub fn create(
+        base: &Path,
+        page_size: u32,
+        timer: &'t IoTimer,
+    ) -> Result<Receiver<'t>, Failure> {
+        let data_path = data_path(base);
+        let data = TimedFile::create(&data_path, timer).map_err(|e| Failure::io(&data_path, &e))?;
+        Ok(Receiver {
+            data,
+            data_path,
+            index_path: index_path(base),
+            timer,
+            page_size,
+            entries: Vec::new(),
+            hash: EntriesHash::default(),
+            pages: 0,
+            bytes: 0,
+            partial: false,
+            streamed: Streamed::default(),
+            checksum: SetChecksum::default(),
+        })
+    }
+
+    /// Takes one `Pages` frame from `peer`; `visit` sees every object's bytes (e.g. to decode
+    /// it) and returns its hash when it computed one.
+    pub fn frame(
+        &mut self,
+        payload: &[u8],
+        peer: &str,
+        mut visit: impl FnMut(&[u8]) -> Result<Option<u64>, String>,
+    ) -> Result<(), Failure> {
+        let frame_no = self.streamed.frames;
+        let bad = |what: String| {
+            Failure::corrupt(format!("peer {peer}: network page {frame_no}: {what}"))
+        };
+        if self.partial {
+            return Err(bad(
+                "follows a network page that ended inside a storage page".into(),
+            ));
+        }
+        let count = payload
+            .get(..4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize)
+            .ok_or_else(|| bad("shorter than its entry count".into()))?;
+        let pages_at = count
+            .checked_mul(ENTRY_BYTES)
+            .and_then(|e| e.checked_add(4))
+            .filter(|&end| end <= payload.len())
+            .ok_or_else(|| {
+                bad(format!(
+                    "{count} entries do not fit its {} bytes",
+                    payload.len()
+                ))
+            })?;
+        let (entries, pages) = (&payload[4..pages_at], &payload[pages_at..]);
+        let p = self.page_size as usize;
+        let mut end_of_previous = 0usize;
+        for (i, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
+            let e = Entry::from_bytes(raw);
+            let start = (e.page as usize)
+                .saturating_mul(p)
+                .saturating_add(e.offset as usize);
+            let len = e.length as usize;
+            let fits = if len <= p {
+                e.offset as usize + len <= p
+            } else {
+                e.offset == 0
+            };
+            if len == 0
+                || !fits
+                || start < end_of_previous
+                || start.saturating_add(len) > pages.len()
+            {
+                return Err(bad(format!(
+                    "object {i} (page {}, offset {}, length {len}) lies outside the page's {} bytes \
+                     or overlaps the object before it",
+                    e.page, e.offset, pages.len()
+                )));
+            }
+            end_of_previous = start + len;
+            let bytes = &pages[start..start + len];
+            match visit(bytes) {
+                Ok(Some(hash)) => self.checksum.add(hash),
+                Ok(None) => {}
+                Err(why) => return Err(bad(format!("object {i}: {why}"))),
+            }
+            let rebased = Entry {
+                page: e.page + self.pages,
+                ..e
+            };
+            self.hash.add(rebased);
+            self.entries.extend_from_slice(&rebased.to_bytes());
+        }
+        use std::io::Write;
+        self.data
+            .write_all(pages)
+            .map_err(|e| Failure::io(&self.data_path, &e))?;
+        self.pages += pages.len().div_ceil(p) as u64;
+        self.bytes += pages.len() as u64;
+        self.partial = !pages.len().is_multiple_of(p);
+        self.streamed.objects += count as u64;
+        self.streamed.bytes += pages.len() as u64;
+        self.streamed.frames += 1;
+        Ok(())
+    }
+
+    /// Fsyncs the data file, then writes and fsyncs the index (`writer` wrote the file).
+    pub fn finish(self, model: &str, method: &str, writer: &str) -> Result<Streamed, Failure> {
+        self.data
+            .sync()
+            .map_err(|e| Failure::io(&self.data_path, &e))?;
+        let header = Header {
+            page_size: self.page_size,
+            count: self.streamed.objects,
+            page_count: self.pages,
+            data_len: self.bytes,
+            entries_hash: self.hash.finish(),
+            model: model.into(),
+            method: method.into(),
+            writer: writer.into(),
+        };
+        use std::io::Write;
+        let io = |e: std::io::Error| Failure::io(&self.index_path, &e);
+        let mut index = TimedFile::create(&self.index_path, self.timer).map_err(io)?;
+        index.write_all(&header.to_bytes()).map_err(io)?;
+        index.write_all(&self.entries).map_err(io)?;
+        index.sync().map_err(io)?;
+        Ok(self.streamed)
+    }
+}
+
+/// Network pages through a real socket: packed (`ram`) and shipped (`disk`) streams arrive
+/// as paged files that the validating reader accepts, holding exactly the objects sent.
+#[cfg(test)]
+mod tests {
+    use std::net::{TcpListener, TcpStream};
+    use std::thread;
+    use std::time::Duration;
+
+    use serbench_model::{object_hash, Arrays, Hasher, SetChecksum};
+
+    use super::*;
+    use crate::methods::handcoded::Handcoded;
+    use crate::methods::Codec;
+    use crate::protocol::Depth;
+    use crate::tasks::write::write_file;
+    use crate::tasks::{read_objects, Read, Selection};
+    use crate::test_support::Scratch;
+
+    const P: u32 = 64;
+
+    /// Objects of handcoded lengths around and above the page size (8 + 4k bytes each).
+    fn objects() -> Vec<Arrays> {
+        [8, 40, 24, 64, 12, 200, 8, 60, 16, 132, 20, 28, 36]
+            .iter()
+            .map(|&len: &i32| Arrays {
+                strings: vec![],
+                ints: (0..(len - 8) / 4).collect(),
+            })
+            .collect()
+    }
+
+    fn links() -> (Link, Link) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let a = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (b, _) = listener.accept().unwrap();
+        let t = Duration::from_secs(5);
+        (
+            Link::new("sender".into(), a, t).unwrap(),
+            Link::new("receiver".into(), b, t).unwrap(),
+        )
+    }
+
+    /// Receives one stream into `base`, decoding every object; returns the counts and the
+    /// set checksum of the decoded objects.
+    fn receive(mut link: Link, base: &Path) -> (Streamed, SetChecksum) {
+        let timer = IoTimer::default();
+        let mut receiver = Receiver::create(base, P, &timer).unwrap();
+        let mut payload = Vec::new();
+        while link.recv(&mut payload, &timer).unwrap() == FrameKind::Pages {
+            receiver
+                .frame(&payload, "sender", |bytes| {
+                    let mut h = Hasher::new();
+                    Codec::<Arrays>::fold(&mut Handcoded, bytes, Depth::Materialize, &mut h)
+                        .map_err(|e| e.to_string())?;
+                    Ok(Some(h.finish()))
+                })
+                .unwrap();
+        }
+        let checksum = receiver.checksum;
+        (
+            receiver.finish("arrays", "handcoded", "rust").unwrap(),
+            checksum,
+        )
+    }
+
+    fn read_back(base: &Path) -> SetChecksum {
+        let read = Read {
+            base,
+            selection: Selection::All,
+            depth: Depth::Access,
+            page_size: Some(P),
+        };
+        read_objects::<Arrays, _>(
+            &mut Handcoded,
+            read,
+            &mut Default::default(),
+            &IoTimer::default(),
+        )
+        .unwrap()
+        .checksum
+    }
+
+    #[test]
+    fn packed_objects_arrive_as_a_valid_paged_file_in_several_frames() {
+        let scratch = Scratch::new();
+        let objects = objects();
+        let (mut tx, rx) = links();
+        let base = scratch.join("got");
+        let receiving = {
+            let base = base.clone();
+            thread::spawn(move || receive(rx, &base))
+        };
+        let timer = IoTimer::default();
+        // room for four pages a frame: the 200-byte object alone takes four
+        let mut packer = Packer::new(P, 4 * P as usize + 4 + 16 * 8);
+        for o in &objects {
+            packer
+                .push(
+                    1,
+                    |out| Codec::<Arrays>::encode(&mut Handcoded, o, out),
+                    &mut tx,
+                    &timer,
+                )
+                .unwrap();
+        }
+        let sent = packer.finish(&mut tx, &timer).unwrap();
+        tx.send_json(FrameKind::End, &serde_json::json!({}), &timer)
+            .unwrap();
+        let (got, decoded) = receiving.join().unwrap();
+        let expected: SetChecksum = objects.iter().map(object_hash).collect();
+        assert_eq!(got, sent);
+        assert!(sent.frames >= 3, "{sent:?}");
+        assert_eq!(decoded, expected);
+        assert_eq!(read_back(&base), expected);
+    }
+
+    #[test]
+    fn shipped_pages_of_a_range_arrive_with_only_its_objects() {
+        let scratch = Scratch::new();
+        let objects = objects();
+        let source = scratch.join("source");
+        write_file(&mut Handcoded, &objects, &source, P, &IoTimer::default()).unwrap();
+        let (mut tx, rx) = links();
+        let base = scratch.join("got");
+        let receiving = {
+            let base = base.clone();
+            thread::spawn(move || receive(rx, &base))
+        };
+        let timer = IoTimer::default();
+        let mut page = crate::paged::PageBuffer::default();
+        let expect = crate::paged::Expect {
+            model: "arrays",
+            method: Some("handcoded"),
+            page_size: None,
+        };
+        let reader = PageReader::open(&source, expect, &timer, &mut page).unwrap();
+        let (start, n) = (2, 9);
+        let sent = ship(
+            &reader,
+            (start, n),
+            3 * P as usize + 4 + 16 * 8,
+            &mut Vec::new(),
+            &mut tx,
+            &timer,
+        )
+        .unwrap();
+        tx.send_json(FrameKind::End, &serde_json::json!({}), &timer)
+            .unwrap();
+        let (got, decoded) = receiving.join().unwrap();
+        let expected: SetChecksum = objects[2..11].iter().map(object_hash).collect();
+        assert_eq!((got, sent.objects), (sent, n));
+        assert!(sent.frames >= 3, "{sent:?}");
+        assert_eq!(decoded, expected);
+        assert_eq!(read_back(&base), expected);
+    }
+
+    #[test]
+    fn entries_outside_the_frame_are_refused_naming_peer_and_page() {
+        let scratch = Scratch::new();
+        let timer = IoTimer::default();
+        let mut receiver = Receiver::create(&scratch.join("x"), P, &timer).unwrap();
+        let entry = Entry {
+            page: 0,
+            offset: 60,
+            length: 8,
+        };
+        let mut payload = 1u32.to_le_bytes().to_vec();
+        payload.extend(entry.to_bytes());
+        payload.extend([0u8; 64]);
+        let e = receiver
+            .frame(&payload, "server3", |_| Ok(None))
+            .unwrap_err();
+        assert_eq!(e.kind, Kind::CorruptInput);
+        assert!(
+            e.message
+                .starts_with("peer server3: network page 0: object 0"),
+            "{e}"
+        );
+        let e = receiver
+            .frame(&u32::MAX.to_le_bytes(), "server3", |_| Ok(None))
+            .unwrap_err();
+        assert!(e.message.contains("entries do not fit"), "{e}");
+    }
+}

@@ -1,0 +1,416 @@
+//! The wire between nodes and between the harness and a node (PROTOCOL.md section 10): frames
+//! of `u32 length | u8 kind | payload`, a hard maximum frame size checked before anything is
+//! allocated, and a handshake that names both ends' task, method and model, so a node refuses
+//! a peer speaking anything else.
+
+use std::io::{self, IoSlice, Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::protocol::{Failure, Kind};
+use crate::timing::IoTimer;
+
+/// The largest frame payload any node sends or accepts: a network page (at most this) with
+/// its entries. A declared length above it is refused before any allocation.
+pub const MAX_FRAME: usize = 64 << 20;
+/// The first bytes of every hello: anything else on a fresh connection is not a serbench peer.
+pub const MAGIC: &[u8; 8] = b"SERBNET1";
+const HEADER: usize = 5;
+
+/// What a frame carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameKind {
+    /// `MAGIC` then a JSON object: who is speaking and what it speaks.
+    Hello = 1,
+    /// A JSON object: the harness's control messages and the nodes' answers.
+    Control = 2,
+    /// A network page: entries and whole storage pages (section 10.3).
+    Pages = 3,
+    /// The end of one stream: a JSON summary.
+    End = 4,
+    /// A request for one stream: a JSON object.
+    Request = 5,
+    /// The sender failed: a JSON `{"kind", "message"}`; the connection closes after it.
+    Error = 6,
+}
+
+impl FrameKind {
+    fn from_byte(b: u8) -> Option<FrameKind> {
+        use FrameKind::*;
+        [Hello, Control, Pages, End, Request, Error]
+            .into_iter()
+            .find(|k| *k as u8 == b)
+    }
+}
+
+/// A network failure naming the peer.
+#[cold]
+pub fn peer_failure(peer: &str, what: impl std::fmt::Display) -> Failure {
+    Failure::new(Kind::Network, format!("peer {peer}: {what}"))
+}
+
+/// One TCP connection to a named peer, counting the bytes it moves and timing every socket
+/// call as io (a node blocked on its peers is not computing).
+pub struct Link {
+    pub peer: String,
+    stream: TcpStream,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+impl Link {
+    /// `timeout`: how long a read or write may block before the peer counts as dead.
+    pub fn new(peer: String, stream: TcpStream, timeout: Duration) -> Result<Link, Failure> {
+        let setup = |r: io::Result<()>| r.map_err(|e| peer_failure(&peer, e));
+        setup(stream.set_nodelay(true))?;
+        setup(stream.set_read_timeout(Some(timeout)))?;
+        setup(stream.set_write_timeout(Some(timeout)))?;
+        Ok(Link {
+            peer,
+            stream,
+            bytes_sent: 0,
+            bytes_received: 0,
+        })
+    }
+
+    /// Sends one frame whose payload is the concatenation of `parts`.
+    pub fn send(
+        &mut self,
+        kind: FrameKind,
+        parts: &[&[u8]],
+        timer: &IoTimer,
+    ) -> Result<(), Failure> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        if len > MAX_FRAME {
+            return Err(Failure::new(
+                Kind::Internal,
+                format!(
+                    "a {len}-byte frame to {} exceeds the maximum {MAX_FRAME}",
+                    self.peer
+                ),
+            ));
+        }
+        let mut header = [0u8; HEADER];
+        header[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        header[4] = kind as u8;
+        let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(parts.len() + 1);
+        slices.push(IoSlice::new(&header));
+        slices.extend(parts.iter().map(|p| IoSlice::new(p)));
+        timer
+            .time(|| write_all_vectored(&mut self.stream, &mut slices))
+            .map_err(|e| peer_failure(&self.peer, format!("sending a frame: {e}")))?;
+        self.bytes_sent += (HEADER + len) as u64;
+        Ok(())
+    }
+
+    pub fn send_json(
+        &mut self,
+        kind: FrameKind,
+        value: &Value,
+        timer: &IoTimer,
+    ) -> Result<(), Failure> {
+        let bytes = serde_json::to_vec(value).expect("a JSON value serializes");
+        self.send(kind, &[&bytes], timer)
+    }
+
+    /// Receives one frame into `payload` (reused; resized to the frame's length). An error
+    /// frame from the peer becomes the failure it names.
+    pub fn recv(&mut self, payload: &mut Vec<u8>, timer: &IoTimer) -> Result<FrameKind, Failure> {
+        let mut header = [0u8; HEADER];
+        timer
+            .time(|| self.stream.read_exact(&mut header))
+            .map_err(|e| self.read_failure(e))?;
+        let len = u32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
+        let kind = FrameKind::from_byte(header[4]).ok_or_else(|| {
+            peer_failure(
+                &self.peer,
+                format!("unknown frame kind {} (garbage on the socket?)", header[4]),
+            )
+        })?;
+        if len > MAX_FRAME {
+            return Err(peer_failure(
+                &self.peer,
+                format!("a frame of {len} bytes exceeds the maximum {MAX_FRAME}"),
+            ));
+        }
+        payload.clear();
+        payload.resize(len, 0);
+        timer
+            .time(|| self.stream.read_exact(payload))
+            .map_err(|e| self.read_failure(e))?;
+        self.bytes_received += (HEADER + len) as u64;
+        if kind == FrameKind::Error {
+            return Err(self.reported_failure(payload));
+        }
+        Ok(kind)
+    }
+
+    /// Receives one frame that must be `want` and carry a JSON object.
+    pub fn recv_json(&mut self, want: FrameKind, timer: &IoTimer) -> Result<Value, Failure> {
+        let mut payload = Vec::new();
+        let kind = self.recv(&mut payload, timer)?;
+        if kind != want {
+            return Err(peer_failure(
+                &self.peer,
+                format!("expected a {want:?} frame, got {kind:?}"),
+            ));
+        }
+        json_object(&payload)
+            .map(Value::Object)
+            .map_err(|e| peer_failure(&self.peer, e))
+    }
+
+    /// Tells the peer why this node stops; best effort (the peer may be gone already).
+    pub fn send_error(&mut self, failure: &Failure) {
+        let body = json!({"kind": failure.kind.id(), "message": failure.message});
+        let _ = self.send_json(FrameKind::Error, &body, &IoTimer::default());
+    }
+
+    fn read_failure(&self, e: io::Error) -> Failure {
+        let what = match e.kind() {
+            io::ErrorKind::UnexpectedEof => "closed the connection mid-stream (died?)".to_string(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                "sent nothing within the peer timeout (hung or dead?)".to_string()
+            }
+            _ => e.to_string(),
+        };
+        peer_failure(&self.peer, what)
+    }
+
+    fn reported_failure(&self, payload: &[u8]) -> Failure {
+        let body = json_object(payload).unwrap_or_default();
+        let text = |k: &str| {
+            body.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        peer_failure(
+            &self.peer,
+            format!("failed: {}: {}", text("kind"), text("message")),
+        )
+    }
+}
+
+fn write_all_vectored(stream: &mut TcpStream, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match stream.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// A payload that must be one JSON object.
+pub fn json_object(payload: &[u8]) -> Result<serde_json::Map<String, Value>, String> {
+    match serde_json::from_slice::<Value>(payload) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err("a frame that should hold a JSON object holds another JSON value".into()),
+        Err(e) => Err(format!("a frame that should hold JSON does not parse: {e}")),
+    }
+}
+
+/// What one end of a connection says it is (section 10.2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hello {
+    /// `control` (the harness) or `data` (a peer node).
+    pub role: String,
+    /// The speaker's node name (the harness: `harness`).
+    pub from: String,
+    /// task, method, model and variant: a data peer must match all four.
+    pub speaks: [String; 4],
+}
+
+impl Hello {
+    pub fn to_payload(&self) -> Vec<u8> {
+        let [task, method, model, variant] = &self.speaks;
+        let body = json!({"role": self.role, "from": self.from, "task": task, "method": method,
+                          "model": model, "variant": variant});
+        let mut out = MAGIC.to_vec();
+        out.extend(serde_json::to_vec(&body).expect("serializes"));
+        out
+    }
+
+    /// Parses a hello payload from a connection we know only as `peer` (its address).
+    pub fn parse(payload: &[u8], peer: &str) -> Result<Hello, Failure> {
+        let body = payload
+            .strip_prefix(MAGIC)
+            .ok_or_else(|| peer_failure(peer, "not a serbench peer (no hello magic)"))?;
+        let body = json_object(body).map_err(|e| peer_failure(peer, e))?;
+        let text = |k: &str| {
+            body.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        Ok(Hello {
+            role: text("role"),
+            from: text("from"),
+            speaks: ["task", "method", "model", "variant"].map(text),
+        })
+    }
+
+    /// Checks a data peer's hello against what this node speaks.
+    pub fn check_speaks(&self, mine: &[String; 4], peer: &str) -> Result<(), Failure> {
+        for (what, (theirs, ours)) in ["task", "method", "model", "variant"]
+            .iter()
+            .zip(self.speaks.iter().zip(mine))
+        {
+            if theirs != ours {
+                return Err(peer_failure(
+                    peer,
+                    format!("speaks {what} '{theirs}', this node speaks '{ours}'"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads a fresh connection's first frame, which must be a hello.
+pub fn recv_hello(link: &mut Link, timer: &IoTimer) -> Result<Hello, Failure> {
+    let mut payload = Vec::new();
+    let kind = link.recv(&mut payload, timer)?;
+    if kind != FrameKind::Hello {
+        return Err(peer_failure(
+            &link.peer,
+            "not a serbench peer (its first frame is no hello)",
+        ));
+    }
+    Hello::parse(&payload, &link.peer)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+    use std::thread;
+
+    use super::*;
+
+    /// A connected pair of links over loopback.
+    fn pair() -> (Link, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        (
+            Link::new("server".into(), server, Duration::from_secs(5)).unwrap(),
+            client,
+        )
+    }
+
+    fn hello() -> Hello {
+        Hello {
+            role: "data".into(),
+            from: "leaf0".into(),
+            speaks: ["net_fetch", "handcoded", "part", "disk"].map(String::from),
+        }
+    }
+
+    #[test]
+    fn frames_round_trip_and_count_bytes() {
+        let (mut a, raw) = pair();
+        let mut b = Link::new("a".into(), raw, Duration::from_secs(5)).unwrap();
+        let t = IoTimer::default();
+        b.send(FrameKind::Pages, &[b"abc", b"defg"], &t).unwrap();
+        b.send_json(FrameKind::Control, &json!({"op": "go"}), &t)
+            .unwrap();
+        let mut buf = Vec::new();
+        assert_eq!(a.recv(&mut buf, &t).unwrap(), FrameKind::Pages);
+        assert_eq!(buf, b"abcdefg");
+        assert_eq!(a.recv_json(FrameKind::Control, &t).unwrap()["op"], "go");
+        assert_eq!(b.bytes_sent, a.bytes_received);
+        assert_eq!(a.bytes_received, 5 + 7 + 5 + 11);
+    }
+
+    #[test]
+    fn a_huge_declared_length_is_refused_without_allocating_it() {
+        let (mut a, mut raw) = pair();
+        let mut header = u32::MAX.to_le_bytes().to_vec();
+        header.push(FrameKind::Pages as u8);
+        raw.write_all(&header).unwrap();
+        let mut buf = Vec::new();
+        let e = a.recv(&mut buf, &IoTimer::default()).unwrap_err();
+        assert_eq!(e.kind, Kind::Network);
+        assert!(e.message.contains("peer server") && e.message.contains("exceeds the maximum"));
+        assert!(buf.capacity() < 1 << 20);
+    }
+
+    #[test]
+    fn truncated_frames_garbage_and_errors_name_the_peer() {
+        let (mut a, mut raw) = pair();
+        raw.write_all(&[10, 0, 0, 0, FrameKind::Pages as u8, 1, 2])
+            .unwrap();
+        drop(raw);
+        let e = a.recv(&mut Vec::new(), &IoTimer::default()).unwrap_err();
+        assert!(
+            e.message.contains("closed the connection mid-stream"),
+            "{e}"
+        );
+
+        let (mut a, mut raw) = pair();
+        raw.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+        let e = recv_hello(&mut a, &IoTimer::default()).unwrap_err();
+        assert!(
+            e.message.contains("peer server") && e.message.contains("unknown frame kind"),
+            "{e}"
+        );
+
+        let (mut a, raw) = pair();
+        let mut b = Link::new("a".into(), raw, Duration::from_secs(5)).unwrap();
+        b.send_error(&Failure::corrupt("part.pages: page 3"));
+        let e = a.recv(&mut Vec::new(), &IoTimer::default()).unwrap_err();
+        assert_eq!(
+            e.message,
+            "peer server: failed: corrupt_input: part.pages: page 3"
+        );
+    }
+
+    #[test]
+    fn a_silent_peer_times_out() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().unwrap();
+        let mut a = Link::new("quiet".into(), server, Duration::from_millis(50)).unwrap();
+        let e = a.recv(&mut Vec::new(), &IoTimer::default()).unwrap_err();
+        assert!(
+            e.message
+                .contains("peer quiet: sent nothing within the peer timeout"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn hellos_round_trip_and_a_mismatch_is_named() {
+        let h = hello();
+        assert_eq!(Hello::parse(&h.to_payload(), "x").unwrap(), h);
+        let mine = ["net_fetch", "json", "part", "disk"].map(String::from);
+        let e = h.check_speaks(&mine, "127.0.0.1:9").unwrap_err();
+        assert_eq!(
+            e.message,
+            "peer 127.0.0.1:9: speaks method 'handcoded', this node speaks 'json'"
+        );
+        let e = Hello::parse(b"SERBNET1[1]", "p").unwrap_err();
+        assert!(e.message.contains("JSON object"), "{e}");
+    }
+
+    #[test]
+    fn a_hello_sent_over_a_socket_is_checked() {
+        let (mut a, raw) = pair();
+        let sender = thread::spawn(move || {
+            let mut b = Link::new("a".into(), raw, Duration::from_secs(5)).unwrap();
+            b.send(
+                FrameKind::Hello,
+                &[&hello().to_payload()],
+                &IoTimer::default(),
+            )
+            .unwrap();
+        });
+        assert_eq!(recv_hello(&mut a, &IoTimer::default()).unwrap(), hello());
+        sender.join().unwrap();
+    }
+}
