@@ -1,0 +1,169 @@
+"""One network cell through every node: start them (a placement), `setup` each and wait
+until all have loaded their data, `connect` each to the peers the task names and wait until
+all are wired, then per repetition send `go` to all at once (the start barrier) and collect
+every node's report; `shutdown` at the end. Any node that fails, dies or goes silent fails the
+cell with that node named; every node is killed and nothing is left behind.
+
+A task module (e.g. `fetch`) implements `NetTask`: which nodes a cell has and what each is
+given, which node's report times the cell, and what each repetition's reports must show.
+"""
+from __future__ import annotations
+
+import select
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from .placement import NodeProcess, PlacementError
+from .wire import ControlLink, WireError
+
+# a killed node's peers notice at once (its sockets close); this bounds a silent hang
+SETTLE_S = 0.5
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node of a cell: its name, role, driver language and setup params; whom it dials
+    (node names, in order) and how many peers dial it."""
+
+    name: str
+    role: str
+    language: str
+    params: dict
+    dial: tuple[str, ...] = ()
+    accept: int = 0
+
+
+@dataclass(frozen=True)
+class NetCell:
+    task: str
+    model: str
+    method: str
+    variant: str
+    depth: str
+    params: dict  # the task's own parameters (e.g. servers, n, inputs, output)
+    warmups: int = 1
+    repetitions: int = 3
+    timeout_s: float = 600.0
+
+
+class NetTask(Protocol):
+    id: str
+
+    def nodes(self, cell: NetCell) -> list[NodeSpec]: ...
+
+    def timing_node(self, cell: NetCell) -> str: ...
+
+    def check(self, cell: NetCell, reports: dict[str, dict]) -> str | None:
+        """What is wrong with one repetition's reports, or None."""
+
+
+class NetFailure(RuntimeError):
+    """The cell failed: `node` names the node to blame (None: the harness's own setup)."""
+
+    def __init__(self, message: str, node: str | None = None, stderr: str = ""):
+        super().__init__(message)
+        self.node = node
+        self.stderr = stderr
+
+
+class InvalidResult(RuntimeError):
+    """Every node finished, but what they report is wrong."""
+
+
+@dataclass
+class CellRun:
+    """Every repetition's reports, by node name, in order (warm-ups first)."""
+
+    reports: list[dict[str, dict]] = field(default_factory=list)
+
+
+def run_cell(task: NetTask, cell: NetCell, placement, drivers: dict[str, Path]) -> CellRun:
+    specs = task.nodes(cell)
+    nodes: dict[str, NodeProcess] = {}
+    links: dict[str, ControlLink] = {}
+    try:
+        for spec in specs:
+            if spec.language not in drivers:
+                raise NetFailure(f"node {spec.name}: no {spec.language} driver is built")
+            nodes[spec.name] = placement.start(spec.name, drivers[spec.language])
+        for spec in specs:
+            links[spec.name] = ControlLink(spec.name, nodes[spec.name].address, cell.timeout_s)
+        run = Exchange(links, nodes, cell.timeout_s)
+        run.each({s.name: setup_message(cell, s) for s in specs}, "prepared")
+        run.each({s.name: {"op": "connect", "accept": s.accept,
+                           "dial": [{"name": d, "address": nodes[d].address} for d in s.dial]}
+                  for s in specs}, "ready")
+        result = CellRun()
+        for rep in range(cell.warmups + cell.repetitions):
+            warmup = rep < cell.warmups
+            go = {"op": "go", "rep": rep if warmup else rep - cell.warmups, "warmup": warmup}
+            reports = run.each({s.name: go for s in specs}, "report")
+            problem = task.check(cell, reports)
+            if problem:
+                raise InvalidResult(f"repetition {rep} (warm-up: {warmup}): {problem}")
+            result.reports.append(reports)
+        for link in links.values():
+            link.send({"op": "shutdown"})
+        return result
+    except (WireError, PlacementError) as exc:
+        raise blame(exc, nodes) from None
+    finally:
+        for link in links.values():
+            link.close()
+        placement.close()
+
+
+def setup_message(cell: NetCell, spec: NodeSpec) -> dict:
+    return {"op": "setup", "task": cell.task, "role": spec.role, "name": spec.name,
+            "method": cell.method, "model": cell.model, "variant": cell.variant,
+            "depth": cell.depth, "params": spec.params}
+
+
+@dataclass
+class Exchange:
+    """Sends one message to every node and waits for each one's answer, watching them all:
+    the first failure, death or silence ends the wait."""
+
+    links: dict[str, ControlLink]
+    nodes: dict[str, NodeProcess]
+    timeout_s: float
+
+    def each(self, messages: dict[str, dict], answer: str) -> dict[str, dict]:
+        for name, message in messages.items():
+            self.links[name].send(message)
+        waiting = dict(self.links)
+        answers: dict[str, dict] = {}
+        deadline = time.monotonic() + self.timeout_s
+        while waiting:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WireError(f"nodes {', '.join(sorted(waiting))} did not answer "
+                                f"'{messages[next(iter(waiting))]['op']}' within "
+                                f"{self.timeout_s:.0f} s")
+            ready, _, _ = select.select(list(waiting.values()), [], [], min(left, 1.0))
+            for link in ready:
+                message = link.receive()
+                if message.get("op") != answer:
+                    raise WireError(f"node {link.node}: answered {message.get('op')!r}, "
+                                    f"expected {answer!r}")
+                answers[link.node] = message
+                del waiting[link.node]
+        return answers
+
+
+def blame(exc: Exception, nodes: dict[str, NodeProcess]) -> NetFailure:
+    """The failure to record: a node that died is the cause its peers' errors report, so it
+    is named first; otherwise the node whose error arrived first."""
+    time.sleep(SETTLE_S)  # let every node's death or error land before choosing
+    dead = [n for n in nodes.values() if n.exit_note() and "signal" in n.exit_note()]
+    if dead:
+        node = dead[0]
+        return NetFailure(f"node {node.name} died ({node.exit_note()}); then: {exc}",
+                          node.name, node.stderr_tail())
+    words = str(exc).split()
+    said = words[1].rstrip(":") if len(words) > 1 and words[0] == "node" else None
+    name = said if said in nodes else None
+    stderr = nodes[name].stderr_tail() if name in nodes else ""
+    return NetFailure(str(exc), name, stderr)

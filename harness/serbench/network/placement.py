@@ -1,0 +1,97 @@
+"""Where node programs run. A placement starts one `<driver> listen` per node and returns
+its reachable address; the cell runner knows nothing else about it, so putting the same nodes
+in network namespaces or on Dask workers is another placement, not another runner.
+
+`LocalPlacement` starts every node as a child process on loopback, each in its own session
+(its whole process group is killed on teardown, also when the cell fails).
+"""
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..driver import _kill_group, _StderrTail
+
+ADDRESS_TIMEOUT_S = 30.0
+
+
+class PlacementError(RuntimeError):
+    """A node could not be started or did not say where it listens."""
+
+
+@dataclass
+class NodeProcess:
+    """One started node: its name, the address it printed, and how to stop it."""
+
+    name: str
+    address: str
+    proc: subprocess.Popen
+    stderr: _StderrTail
+
+    def exit_note(self) -> str | None:
+        """How the process ended, if it has."""
+        code = self.proc.poll()
+        if code is None:
+            return None
+        return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+
+    def stderr_tail(self) -> str:
+        return self.stderr.text(settle_s=0.2)
+
+    def kill(self) -> None:
+        _kill_group(self.proc)
+
+
+def start_listening(name: str, command: list[str]) -> NodeProcess:
+    """Starts `command` (a driver's `listen`) and waits for the first stdout line, the JSON
+    object that names the bound address."""
+    try:
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        raise PlacementError(f"node {name}: cannot start {command[0]}: {exc}") from None
+    stderr = _StderrTail(proc.stderr)
+    lines: queue.Queue[bytes] = queue.Queue()
+    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
+    node = NodeProcess(name, "", proc, stderr)
+    try:
+        line = lines.get(timeout=ADDRESS_TIMEOUT_S)
+        node.address = json.loads(line)["address"]
+    except (queue.Empty, ValueError, KeyError, TypeError):
+        node.kill()
+        raise PlacementError(
+            f"node {name}: did not print its address within {ADDRESS_TIMEOUT_S:.0f} s "
+            f"({node.exit_note() or 'still running'})\n{stderr.text(0.2).strip()}") from None
+    return node
+
+
+@dataclass
+class LocalPlacement:
+    """Every node a child process of the harness, listening on loopback."""
+
+    host: str = "127.0.0.1"
+    nodes: list[NodeProcess] = field(default_factory=list)
+
+    def describe(self) -> dict:
+        return {"placement": "local", "network": "loopback", "shaped": False}
+
+    def start(self, name: str, driver: Path) -> NodeProcess:
+        node = start_listening(name, [str(driver), "listen", "--address", f"{self.host}:0"])
+        self.nodes.append(node)
+        return node
+
+    def close(self) -> None:
+        """Kills every node still running (a clean cell has already shut them down)."""
+        deadline = time.monotonic() + 5.0
+        for node in self.nodes:
+            try:
+                node.proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+            node.kill()
+        self.nodes.clear()
