@@ -5,6 +5,7 @@ with no node left running."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -16,7 +17,12 @@ from serbench.driver import DriverProcess, find_drivers
 from serbench.network import cell as cell_module
 from serbench.network.cell import NetCell, NetFailure, run_cell
 from serbench.network.fetch import Fetch, scan_problem
+from serbench.network import namespaces
+from serbench.network.namespaces import NamespaceNetwork, NamespacePlacement
 from serbench.network.placement import LocalPlacement
+from serbench.results import Results
+
+from test_end_to_end import cli_ok, home  # noqa: F401  (the fixture)
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 PAGE = 256
@@ -101,10 +107,61 @@ def test_a_peer_speaking_another_method_is_refused_by_name(rust, parts, tmp_path
     assert "speaks method 'json', this node speaks 'handcoded'" in str(failure.value)
 
 
-def test_a_server_killed_mid_run_fails_the_cell_naming_it(rust, parts, tmp_path):
-    cell = fetch_cell(rust, parts, tmp_path, "handcoded", "ram", repetitions=100_000)
+@pytest.fixture
+def network(tmp_path, monkeypatch):
+    """A 1 Gbit/s namespace network of this test's own, torn down after it."""
+    why = namespaces.unavailable()
+    if why:
+        pytest.skip(f"namespace tests need what this machine forbids: {why}")
+    monkeypatch.setenv("SERBENCH_HOME", str(tmp_path / "home"))
+    made = NamespaceNetwork(10**9).create()
+    yield made
+    made.close()
+    assert leftovers(made.tag) == ""
+
+
+def leftovers(tag: str) -> str:
+    import subprocess
+    listed = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout + \
+        subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return "\n".join(line for line in listed.splitlines() if f"sb{tag}" in line)
+
+
+def test_namespace_nodes_fetch_over_shaped_links_measured_before_use(rust, parts, tmp_path,
+                                                                      network):
+    cell = fetch_cell(rust, parts, tmp_path, "handcoded", "decode")
+    run = run_cell(Fetch(), cell, NamespacePlacement(network), {"rust": rust})
+    assert run.reports[-1]["client"]["checksum"] == cell.params["expected"]
+    described = network.describe()
+    assert described["link_rate_bit"] == 10**9 and not described["delay_emulated"]
+    measured = described["measured_bit"]
+    assert len(measured) == 3  # two servers and the client, each link probed when made
+    assert all(0.9e9 < bits <= 1.05e9 for bits in measured.values()), measured
+
+
+def test_a_dead_harness_leaves_nothing_the_next_network_does_not_remove(tmp_path, monkeypatch):
+    why = namespaces.unavailable()
+    if why:
+        pytest.skip(f"namespace tests need what this machine forbids: {why}")
+    monkeypatch.setenv("SERBENCH_HOME", str(tmp_path / "home"))
+    import subprocess
+    gone = subprocess.Popen(["true"])  # a pid that no longer runs
+    gone.wait()
+    orphan = NamespaceNetwork(None).create()
+    orphan.namespace(0)
+    record = namespaces.records_dir() / f"{orphan.tag}.json"
+    record.write_text(record.read_text().replace(f'"pid": {os.getpid()}', f'"pid": {gone.pid}'))
+    assert leftovers(orphan.tag) != ""
+    assert f"sb{orphan.tag}n0" in namespaces.sweep_leftovers()
+    assert leftovers(orphan.tag) == "" and not record.exists()
+
+
+@pytest.mark.parametrize("where", ["loopback", "namespaces"])
+def test_a_server_killed_mid_run_fails_the_cell_naming_it(rust, parts, tmp_path, where, request):
+    cell = fetch_cell(rust, parts, tmp_path, "handcoded", "ram")
     cell = NetCell(**{**cell.__dict__, "repetitions": 100_000})
-    placement = LocalPlacement()
+    placement = (LocalPlacement() if where == "loopback"
+                 else NamespacePlacement(request.getfixturevalue("network")))
     killer = threading.Timer(1.0, lambda: placement.nodes[1].proc.kill())
     killer.start()
     began = time.monotonic()
@@ -115,3 +172,60 @@ def test_a_server_killed_mid_run_fails_the_cell_naming_it(rust, parts, tmp_path)
     assert failure.value.node == "server1"
     assert "node server1 died (killed by signal 9)" in str(failure.value)
     assert placement.nodes == []  # every node was killed and reaped
+
+
+NET_PLAN = """
+name = "net"
+[params]
+page_size = 256
+warmups = 1
+repetitions = 2
+timeout_s = 60
+servers = 2
+n = [3, 1000]            # objects per server; 1000 is capped at count / servers
+net_page_bytes = 65536
+[[group]]
+tasks = ["net_fetch"]
+models = ["part", "trade"]
+methods = ["handcoded", "json_gzip", "rkyv"]
+languages = ["rust"]
+"""
+
+
+def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
+    plan = tmp_path / "net.toml"
+    plan.write_text(NET_PLAN)
+    cli_ok("run", str(plan))
+    with Results(home / "results.duckdb") as results:
+        [run] = results.runs()
+        cells = results.cells(run["run_id"])
+        samples = results.con.execute(
+            "SELECT cell_id, extra FROM samples WHERE run_id = ?", [run["run_id"]]).fetchall()
+    assert {c["status"] for c in cells} == {"ok"}, [c["message"] for c in cells]
+    settings = {(c["model"], c["method"], c["setting"], c["n"]) for c in cells}
+    for model, per_server in (("part", 8), ("trade", 4)):
+        for source in ("ram", "disk", "decode"):
+            assert (model, "rkyv", f"source={source} servers=2", per_server) in settings
+    for c in cells:
+        assert (c["got_count"], c["got_sum"]) == (c["expected_count"], c["expected_sum"])
+        assert c["got_count"] == 2 * c["n"]
+    nodes = json.loads(samples[0][1])["nodes"]
+    assert set(nodes) == {"server0", "server1", "client"}
+    assert nodes["client"]["bytes_received"] > 0
+    assert not (home / "runs" / run["run_id"] / "net").exists() or \
+        not any((home / "runs" / run["run_id"] / "net").iterdir())
+    output = cli_ok("report")
+    markdown = next(Path(w) for w in output.split() if w.endswith(".md"))
+    assert "Network fetch" in markdown.read_text()
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("sources = [\"tape\"]", "sources: must be a non-empty list of ram, disk, decode"),
+    ("net_page_bytes = 1073741824", "net_page_bytes: must be at most 64 MiB"),
+    ("servers = 0", "servers: must be >= 1"),
+    ("network = \"wifi\"", "network: must be loopback, none .* or a link rate"),
+])
+def test_impossible_network_parameters_are_refused_by_name(line, problem):
+    from serbench.plan import PlanError, parse_plan
+    with pytest.raises(PlanError, match=problem):
+        parse_plan(f"[params]\n{line}\n[[group]]\ntasks = [\"net_fetch\"]\n", "p.toml", "p")

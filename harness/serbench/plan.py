@@ -34,6 +34,14 @@ seed = 42                         # read_seq start and read_rand id list
 timeout_s = 600                   # per driver request
 pin_cpus = ""                     # taskset CPU list for the drivers; "" = no pinning
 raw = true                        # add the `raw` floor beside every read
+servers = 4                       # net_fetch: server nodes (n is objects per server)
+sources = ["ram", "disk", "decode"]  # net_fetch: served from native objects, from stored
+                                  # pages, or from stored pages and decoded by the client
+net_page_bytes = 20971520         # network tasks: the network page (the studies' 20 MiB)
+network = "1gbit"                 # network tasks: each node in its own namespace on a link
+                                  # shaped to this rate (tbf; no delay emulation), "none"
+                                  # (namespaces, unshaped) or "loopback" (no namespaces);
+                                  # without root: loopback, said in every cell
 
 [[group]]                         # one or more; each is a product of its lists
 tasks = ["write", "read_seq", "read_rand"]   # any of PROTOCOL_TASKS
@@ -64,6 +72,11 @@ from .models import MODELS
 LANGUAGES = ("rust", "cpp", "java")
 PROTOCOL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro",
                   "sizes")
+# tasks whose cells span several node processes (PROTOCOL.md 10): `info.net_tasks`
+NET_TASKS = ("net_fetch",)
+NET_FETCH_SOURCES = ("ram", "disk", "decode")
+# the nodes' links: loopback (no namespaces), none (namespaces, unshaped veth) or a tbf rate
+NETWORK = re.compile(r"^(loopback|none|\d+(\.\d+)?(kbit|mbit|gbit))$")
 DEFAULT_TASKS = ("write", "read_seq", "read_rand")
 READ_TASKS = ("read_seq", "read_rand", "read_par")  # the raw floor runs beside these
 HARNESS_TASKS = ("sizes",)  # computed by the harness from the method's file (PROTOCOL 5.5)
@@ -106,6 +119,10 @@ class Params:
     timeout_s: float = 600.0
     pin_cpus: str = ""
     raw: bool = True
+    servers: int = 4
+    sources: tuple[str, ...] = NET_FETCH_SOURCES
+    net_page_bytes: int = 20 << 20
+    network: str = "1gbit"
 
 
 @dataclass(frozen=True)
@@ -158,6 +175,8 @@ class Cell:
     warmup_ms: int = 0  # warm-ups go on at least this long (so their count may exceed warmups)
     floor_rounds: int = 0  # reads: rounds alternating with the raw read of the same file
     warmup_max_ms: int = 0  # a JIT's warm-ups go on while it compiles, up to this long
+    net_page_bytes: int = 0  # network tasks: the network page
+    network: str = ""  # network tasks: the nodes' links (NETWORK)
     cell_id: int = 0
 
     @property
@@ -175,11 +194,14 @@ class Cell:
         return (self.dataset_dir, self.model, self.page_size, self.language, self.method)
 
     def plan_params(self) -> dict:
-        return {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
-                "warmup_max_ms": self.warmup_max_ms,
-                "repetitions": self.repetitions, "floor_rounds": self.floor_rounds,
-                "seed": self.seed,
-                "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
+        params = {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
+                  "warmup_max_ms": self.warmup_max_ms,
+                  "repetitions": self.repetitions, "floor_rounds": self.floor_rounds,
+                  "seed": self.seed,
+                  "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
+        if self.network:
+            params.update(net_page_bytes=self.net_page_bytes, network=self.network)
+        return params
 
 
 # -- loading and validation ------------------------------------------------------------------
@@ -274,8 +296,8 @@ class _Checker:
                 raise self.error(path, f"must name at least one {key}")
             minimum = {"budget_bytes": 4096}.get(key, 1)
             return tuple(sorted({self.integer(v, path, minimum) for v in items}))
-        if key in ("modes", "buffers"):
-            known = PAR_MODES if key == "modes" else BUFFERS
+        if key in ("modes", "buffers", "sources"):
+            known = {"modes": PAR_MODES, "buffers": BUFFERS, "sources": NET_FETCH_SOURCES}[key]
             items = value if isinstance(value, list) else [value]
             if not items or any(v not in known for v in items):
                 raise self.error(path, f"must be a non-empty list of {', '.join(known)}, "
@@ -293,16 +315,23 @@ class _Checker:
             if not self.string(value, path):
                 raise self.error(path, "must not be empty")
             return value
+        if key == "network":
+            if not isinstance(value, str) or not NETWORK.match(value):
+                raise self.error(path, "must be loopback, none (unshaped namespaces) or a link "
+                                       f"rate such as 1gbit or 100mbit, got {value!r}")
+            return value
         if key == "pin_cpus":
             if self.string(value, path) and not CPU_LIST.match(value):
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
                    "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0,
-                   "warmup_max_ms": 0}[key]
+                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
+        if key == "net_page_bytes" and number > 64 << 20:
+            raise self.error(path, f"must be at most 64 MiB (the frame limit), got {number}")
         if key == "seed" and number >= 2**63:
             raise self.error(path, f"must fit in 63 bits, got {number}")
         return number
@@ -322,9 +351,9 @@ class _Checker:
         if tasks is None:
             tasks = DEFAULT_TASKS
         for task in tasks:
-            if task not in PROTOCOL_TASKS:
-                raise self.error(f"{where}.tasks", f"unknown task {task!r}; "
-                                                   f"known: {', '.join(PROTOCOL_TASKS)}")
+            if task not in PROTOCOL_TASKS + NET_TASKS:
+                raise self.error(f"{where}.tasks", f"unknown task {task!r}; known: "
+                                                   f"{', '.join(PROTOCOL_TASKS + NET_TASKS)}")
         param_table = {k: v for k, v in table.items() if k in PARAM_TYPES}
         params = self.params(param_table, defaults, where)
         if "sort_dedup" in tasks:
@@ -448,6 +477,10 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
         offered = tuple(info["methods"].get(method, {}).get("depths", ()))
         variants = group.variants or ("", *info["methods"].get(method, {}).get("variants", ()))
         for task in group.tasks:
+            if task in NET_TASKS:
+                _expand_net(ex, group, cell, task, method, why or _task_unsupported(info, task),
+                            offered, count)
+                continue
             task_why = why or _task_unsupported(info, task)
             depths = (("",) if task in ("write", "sizes")
                       else TASK_DEPTHS.get(task) or group.depths or offered or ("",))
@@ -463,6 +496,24 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                 raw_why = _method_unsupported(info, RAW, model) or _task_unsupported(info, task)
                 for n, setting, threads in _task_points(task, model, p, ns, count):
                     ex.add(cell(task, RAW, "", method, n, setting, threads, raw_why), group)
+
+
+def _expand_net(ex: _Expansion, group: Group, cell, task: str, method: str, why: str | None,
+                offered: tuple[str, ...], count: int) -> None:
+    """net_fetch: one cell per source and n (objects per server, capped so every server has
+    its own objects); `decode` at each depth read, the others decode nothing."""
+    p = group.params
+    per_server = count // p.servers
+    ns = sorted({min(n, per_server) for n in p.n}) if per_server else []
+    for source in p.sources:
+        depths = (group.depths or offered[:1] or ("",)) if source == "decode" else ("",)
+        for depth in depths:
+            depth_why = why or (depth and depth not in offered
+                                and f"{method} does not read at depth {depth}")
+            for n in ns:
+                made = cell(task, method, depth, "", n, f"source={source} servers={p.servers}",
+                            1, depth_why or None)
+                ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
 
 
 def _task_points(task: str, model: str, p: Params, ns: tuple[int, ...],
@@ -500,6 +551,10 @@ def _method_unsupported(info: dict, method: str, model: str) -> str | None:
 
 
 def _task_unsupported(info: dict, task: str) -> str | None:
+    if task in NET_TASKS:
+        if task not in info.get("net_tasks", ()):
+            return f"the {info['language']} driver's nodes do not run task {task}"
+        return None
     if task not in info["tasks"] and task not in HARNESS_TASKS:
         return f"the {info['language']} driver does not run task {task}"
     return None
@@ -517,7 +572,7 @@ def _depth_unsupported(info: dict, method: str, depth: str) -> str | None:
     return None
 
 
-TASK_ORDER = {task: i for i, task in enumerate(PROTOCOL_TASKS)}
+TASK_ORDER = {task: i for i, task in enumerate(PROTOCOL_TASKS + NET_TASKS)}
 
 
 def _run_order(cell: Cell) -> tuple:

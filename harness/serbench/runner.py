@@ -34,7 +34,8 @@ from .driver import DriverFailure, DriverProcess, find_drivers
 from .native import NativeError, datagen_path
 from .order import sorted_distinct_checksum
 from .paths import cache_dir, data_root, home
-from .plan import RAW, Cell, Plan, expand, summary
+from .network.measure import Networks, measure as network_measure
+from .plan import NET_TASKS, RAW, Cell, Plan, expand, summary
 from .sizes import SizesError, library_bytes, measure
 from . import steady
 from .provenance import collect, machine_state
@@ -313,19 +314,23 @@ class Runner:
     expectations: dict[tuple, dict] = field(default_factory=dict)
     files: dict[tuple, FileState] = field(default_factory=dict)
     _peers: dict[str, DriverProcess | None] = field(default_factory=dict)
+    networks: Networks = field(default_factory=Networks)
 
     @property
     def run_dir(self) -> Path:
         return home() / "runs" / self.run_id
 
     def execute(self) -> None:
-        for batch_key, batch in groupby(self.cells, key=lambda c: c.group_key[:3]):
-            try:
-                for _, group in groupby(batch, key=lambda c: c.group_key):
-                    self.run_group(list(group))
-            finally:
-                self.close_peers()
-                self.drop_files(batch_key)
+        try:
+            for batch_key, batch in groupby(self.cells, key=lambda c: c.group_key[:3]):
+                try:
+                    for _, group in groupby(batch, key=lambda c: c.group_key):
+                        self.run_group(list(group))
+                finally:
+                    self.close_peers()
+                    self.drop_files(batch_key)
+        finally:
+            self.networks.close()
 
     def record(self, cell: Cell, result: CellResult) -> None:
         # one verdict (a failed verification, an unusable file) may stand for many cells
@@ -449,6 +454,11 @@ class Runner:
             return source.problem
         if cell.task == "sizes":
             return self.run_sizes(cell, source.base)
+        if cell.task in NET_TASKS:
+            depths = self.infos[cell.language]["methods"][cell.method]["depths"]
+            return network_measure(cell, source.base, self.dataset_hashes(cell), self.drivers,
+                                   driver, cell.depth or depths[0],
+                                   self.run_dir / "net" / f"cell{cell.cell_id}", self.networks)
         if cell.task == "sort_dedup":
             return self.run_sort(driver, cell, source.base)
         params, expected = self.read_params(cell, source.base)

@@ -38,6 +38,18 @@ class Fetch:
     def timing_node(self, cell: NetCell) -> str:
         return "client"
 
+    def net_cell(self, cell, base: Path, hashes, work: Path) -> NetCell:
+        return _net_cell(cell, base, hashes, work)
+
+    def read_back_problem(self, cell: NetCell, scanner: DriverProcess,
+                          depth: str) -> str | None:
+        return scan_problem(scanner, cell, depth)
+
+    def counters(self, cell: NetCell, reports: dict[str, dict]) -> dict:
+        client = reports["client"]
+        return {"objects": client["objects"], "servers": cell.params["servers"],
+                "bytes_moved": client["bytes_received"]}
+
     def check(self, cell: NetCell, reports: dict[str, dict]) -> str | None:
         p = cell.params
         for name in server_names(p["servers"]):
@@ -76,3 +88,19 @@ def scan_problem(driver: DriverProcess, cell: NetCell, depth: str) -> str | None
     got = {"count": count, "sum": f"{total:016x}"}
     expected = cell.params["expected"]
     return None if got == expected else f"the client's files hold {got}, expected {expected}"
+
+
+def _net_cell(cell, base: Path, hashes, work: Path) -> NetCell:
+    """The plan cell's nodes: servers of the cell's language over its method's file, objects
+    `i*n ..` each, and a client writing into `work`."""
+    settings = cell.settings
+    servers = settings["servers"]
+    count, total = 0, 0
+    for i in range(servers * cell.n):
+        count, total = count + 1, (total + hashes[i]) & 0xFFFF_FFFF_FFFF_FFFF
+    params = {"servers": servers, "n": cell.n, "start": 0, "input": base, "output": work,
+              "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
+              "server_language": cell.language, "client_language": cell.language,
+              "expected": {"count": count, "sum": f"{total:016x}"}}
+    return NetCell(ID, cell.model, cell.method, settings["source"], cell.depth, params,
+                   cell.warmups, cell.repetitions, cell.timeout_s)

@@ -12,7 +12,7 @@ import queue
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..driver import _kill_group, _StderrTail
@@ -70,23 +70,25 @@ def start_listening(name: str, command: list[str]) -> NodeProcess:
     return node
 
 
-@dataclass
-class LocalPlacement:
-    """Every node a child process of the harness, listening on loopback."""
+class Placement:
+    """Starts the nodes of one cell and stops them all on `close` (a clean cell has shut
+    them down already; anything still running is killed with its process group)."""
 
-    host: str = "127.0.0.1"
-    nodes: list[NodeProcess] = field(default_factory=list)
+    def __init__(self):
+        self.nodes: list[NodeProcess] = []
+
+    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
+        raise NotImplementedError
 
     def describe(self) -> dict:
-        return {"placement": "local", "network": "loopback", "shaped": False}
+        raise NotImplementedError
 
     def start(self, name: str, driver: Path) -> NodeProcess:
-        node = start_listening(name, [str(driver), "listen", "--address", f"{self.host}:0"])
+        node = self.launch(len(self.nodes), name, driver)
         self.nodes.append(node)
         return node
 
     def close(self) -> None:
-        """Kills every node still running (a clean cell has already shut them down)."""
         deadline = time.monotonic() + 5.0
         for node in self.nodes:
             try:
@@ -95,3 +97,17 @@ class LocalPlacement:
                 pass
             node.kill()
         self.nodes.clear()
+
+
+class LocalPlacement(Placement):
+    """Every node a child process of the harness, listening on loopback."""
+
+    def __init__(self, host: str = "127.0.0.1"):
+        super().__init__()
+        self.host = host
+
+    def describe(self) -> dict:
+        return {"network": "loopback", "shaped": False, "delay_emulated": False}
+
+    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
+        return start_listening(name, [str(driver), "listen", "--address", f"{self.host}:0"])

@@ -9,7 +9,8 @@ from .units import byte_size
 
 LANGUAGES = ("rust", "cpp", "java")
 DEPTHS = ("materialize", "access", "key")
-TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro", "sizes")
+TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro", "sizes",
+         "net_fetch")
 MODELS = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "arrays")
 
 

@@ -179,6 +179,13 @@ TASK_SPECS: dict[str, TaskSpec] = {
                       "memory: encode each (a fresh buffer per object, or one reused buffer), "
                       "then decode and visit each.", (micro_views,)),
     "sizes": TaskSpec("Sizes", "Encoded and compressed sizes; shown in the sizes section.", ()),
+    "net_fetch": TaskSpec("Network fetch", "One client asks S servers at once for n objects "
+                          "each (n is per server) and writes what arrives, network page by "
+                          "network page, to one paged file per server, fsynced; timed at the "
+                          "client. Sources: ram (the server encodes native objects per request), "
+                          "disk (stored pages shipped as they are), decode (as disk, and the "
+                          "client decodes every object). Nodes on loopback: no bandwidth limit "
+                          "and no delay emulation.", TIMED),
 }
 
 

@@ -1,0 +1,104 @@
+"""A plan's network cell as the runner records it: the task module builds the nodes' inputs
+and expectations, `cell.run_cell` runs it on a placement, the timing node's reports become
+the samples (every node's own figures ride along in each sample), and the task's read-back
+check decides whether the cell is ok."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ..driver import DriverProcess
+from ..results import CellResult
+from .cell import InvalidResult, NetFailure, run_cell
+from .fetch import Fetch
+from .namespaces import NamespaceNetwork, NamespacePlacement, NetworkError, unavailable
+from .placement import LocalPlacement, Placement
+
+# one module per network task, by id
+TASKS = {Fetch.id: Fetch()}
+NODE_FIGURES = ("total_ns", "cpu_ns", "io_ns", "bytes_sent", "bytes_received", "objects",
+                "peak_rss_bytes")
+
+
+class Networks:
+    """The run's emulated networks, one per link setting, made on first use (each link's
+    throughput measured then) and torn down by `close` at the end of the run."""
+
+    def __init__(self):
+        self.made: dict[str, NamespaceNetwork] = {}
+
+    def placement(self, network: str) -> Placement:
+        if network == "loopback":
+            return LocalPlacement()
+        why = unavailable()
+        if why:  # said in every cell's counters: measured on loopback instead
+            return Fallback(f"{network} asked; {why}: nodes ran on loopback")
+        if network not in self.made:
+            self.made[network] = NamespaceNetwork(link_rate_bit(network)).create()
+        return NamespacePlacement(self.made[network])
+
+    def close(self) -> None:
+        for network in self.made.values():
+            network.close()
+        self.made.clear()
+
+
+class Fallback(LocalPlacement):
+    def __init__(self, note: str):
+        super().__init__()
+        self.note = note
+
+    def describe(self) -> dict:
+        return {**super().describe(), "fallback": self.note}
+
+
+UNITS = {"kbit": 10**3, "mbit": 10**6, "gbit": 10**9}
+
+
+def link_rate_bit(network: str) -> int | None:
+    """`none` (unshaped veth) or a rate such as `1gbit`, `100mbit`, `2.5gbit`."""
+    if network == "none":
+        return None
+    number, unit = network[:-4], network[-4:]
+    return int(float(number) * UNITS[unit])
+
+
+def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverProcess,
+            scan_depth: str, work: Path, networks: Networks) -> CellResult:
+    """`scanner` (the group's verified driver) reads the outputs back at `scan_depth`."""
+    task = TASKS[cell.task]
+    work.mkdir(parents=True, exist_ok=True)
+    net_cell = task.net_cell(cell, base, hashes, work)
+    try:
+        placement = networks.placement(cell.network)
+    except NetworkError as exc:
+        return CellResult("failed", "network", f"setting up network {cell.network}: {exc}")
+    try:
+        try:
+            run = run_cell(task, net_cell, placement, drivers)
+        except NetFailure as exc:
+            return CellResult("failed", "network", str(exc), exc.stderr or None)
+        except InvalidResult as exc:
+            return CellResult("invalid", "checksum_mismatch", str(exc))
+        problem = task.read_back_problem(net_cell, scanner, scan_depth)
+        if problem:
+            return CellResult("invalid", "checksum_mismatch", problem)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    timing = task.timing_node(net_cell)
+    samples = [sample(reports, timing) for reports in run.reports]
+    last = run.reports[-1]
+    counters = {**task.counters(net_cell, last), **placement.describe(),
+                "net_page_bytes": cell.net_page_bytes}
+    expected = net_cell.params["expected"]
+    # without decoding on the way, what the read-back scan found (it equals the expectation)
+    got = last[timing].get("checksum") or dict(expected)
+    return CellResult("ok", expected=expected, got=got, eviction="none", counters=counters,
+                      samples=samples)
+
+
+def sample(reports: dict[str, dict], timing: str) -> dict:
+    node = reports[timing]
+    return {"rep": node["rep"], "warmup": node["warmup"], "total_ns": node["total_ns"],
+            "cpu_ns": node["cpu_ns"], "io_ns": node["io_ns"],
+            "nodes": {name: {k: r.get(k) for k in NODE_FIGURES} for name, r in reports.items()}}

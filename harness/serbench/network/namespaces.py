@@ -1,0 +1,252 @@
+"""A real network on one machine: every node in its own Linux network namespace, joined to
+one bridge by a veth pair whose two ends are each shaped by a token bucket (`tbf`) at the
+link rate. This kernel has tbf and htb but no netem: bandwidth is limited, delay and loss are
+not emulated (the report says so).
+
+Names are unique per network (`sb<tag>…`, a random tag) so two runs never collide. Each
+network writes a record of what it made under `$SERBENCH_HOME/net/`; `close` removes
+everything and the record, and the next network made on this machine removes what a killed
+harness left behind (its record names a process that no longer runs).
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..paths import home
+from .placement import NodeProcess, Placement, start_listening
+
+PROBE_S = 0.25  # how long each link's throughput probe sends
+TBF_LATENCY = "50ms"
+
+
+class NetworkError(RuntimeError):
+    """The namespaces or the shaping could not be set up."""
+
+
+def ip(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    result = subprocess.run(["ip", *args], capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise NetworkError(f"ip {' '.join(args)}: {result.stderr.strip()}")
+    return result
+
+
+def tc(namespace: str | None, *args: str) -> None:
+    prefix = ["ip", "netns", "exec", namespace] if namespace else []
+    result = subprocess.run([*prefix, "tc", *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise NetworkError(f"tc {' '.join(args)}: {result.stderr.strip()}")
+
+
+def unavailable() -> str | None:
+    """Why namespaces cannot be made here, or None: root (CAP_SYS_ADMIN and CAP_NET_ADMIN)
+    and the ip tool are needed."""
+    if os.geteuid() != 0:
+        return "network namespaces need root (CAP_SYS_ADMIN and CAP_NET_ADMIN)"
+    if subprocess.run(["ip", "-V"], capture_output=True).returncode != 0:
+        return "the ip tool (iproute2) is not installed"
+    return None
+
+
+def burst_bytes(rate_bit: int) -> int:
+    """The bucket: 4 ms at the rate and never under 256 KiB, so a 64 KiB GSO segment always
+    fits and the rate is met (a 16 KB burst reached only 84 % of 1 Gbit/s here)."""
+    return max(rate_bit // 8 * 4 // 1000, 256 << 10)
+
+
+def records_dir() -> Path:
+    return home() / "net"
+
+
+@dataclass
+class NamespaceNetwork:
+    """A bridge and namespaces made on demand, one per node index; `rate_bit` None leaves
+    the veth links unshaped."""
+
+    rate_bit: int | None
+    tag: str = field(default_factory=lambda: secrets.token_hex(3))
+    subnet: int = 0
+    namespaces: list[str] = field(default_factory=list)
+    throughput_bit: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def bridge(self) -> str:
+        return f"sb{self.tag}br"
+
+    def address(self, index: int) -> str:
+        return f"10.{self.subnet >> 8}.{self.subnet & 255}.{index + 2}"
+
+    @property
+    def gateway(self) -> str:
+        return f"10.{self.subnet >> 8}.{self.subnet & 255}.1"
+
+    def create(self) -> "NamespaceNetwork":
+        sweep_leftovers()
+        self.subnet = free_subnet()
+        self._record()
+        ip("link", "add", self.bridge, "type", "bridge")
+        ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
+        ip("link", "set", self.bridge, "up")
+        return self
+
+    def namespace(self, index: int) -> str:
+        """Node `index`'s namespace, made (and its link measured) the first time it is asked."""
+        while len(self.namespaces) <= index:
+            self._add(len(self.namespaces))
+        return self.namespaces[index]
+
+    def _add(self, index: int) -> None:
+        ns, host_end = f"sb{self.tag}n{index}", f"sb{self.tag}v{index}"
+        self.namespaces.append(ns)
+        self._record()
+        ip("netns", "add", ns)
+        ip("link", "add", host_end, "type", "veth", "peer", "name", "eth0", "netns", ns)
+        ip("link", "set", host_end, "master", self.bridge, "up")
+        ip("-n", ns, "addr", "add", f"{self.address(index)}/24", "dev", "eth0")
+        ip("-n", ns, "link", "set", "eth0", "up")
+        ip("-n", ns, "link", "set", "lo", "up")
+        if self.rate_bit:
+            shape = ["root", "tbf", "rate", f"{self.rate_bit}bit", "burst",
+                     str(burst_bytes(self.rate_bit)), "latency", TBF_LATENCY]
+            tc(ns, "qdisc", "add", "dev", "eth0", *shape)
+            tc(None, "qdisc", "add", "dev", host_end, *shape)
+        self.throughput_bit[ns] = self.probe(index)
+
+    def probe(self, index: int) -> float:
+        """The link's measured throughput: bits per second a sender in the namespace pushes
+        to a sink on the bridge for PROBE_S (after a first burst that fills the bucket)."""
+        seconds = PROBE_S
+        total = int((self.rate_bit or 10_000_000_000) / 8 * seconds) + (4 << 20)
+        with socket.create_server((self.gateway, 0)) as server:
+            port = server.getsockname()[1]
+            received: dict[str, float] = {}
+            sink = threading.Thread(target=_sink, args=(server, total, received), daemon=True)
+            sink.start()
+            sender = subprocess.run(
+                ["ip", "netns", "exec", self.namespaces[index], sys.executable, "-c", SENDER,
+                 self.gateway, str(port), str(total)], capture_output=True, text=True,
+                timeout=60)
+            sink.join(60)
+        if sender.returncode != 0 or "bits" not in received:
+            raise NetworkError(f"link probe of {self.namespaces[index]} failed: "
+                               f"{sender.stderr.strip() or 'no data arrived'}")
+        return received["bits"]
+
+    def start(self, index: int, name: str, driver: Path) -> NodeProcess:
+        ns = self.namespace(index)
+        return start_listening(name, ["ip", "netns", "exec", ns, str(driver), "listen",
+                                      "--address", f"{self.address(index)}:0"])
+
+    def describe(self) -> dict:
+        return {"network": "namespaces", "shaped": self.rate_bit is not None,
+                "link_rate_bit": self.rate_bit, "delay_emulated": False,
+                "measured_bit": {ns: round(bits) for ns, bits in self.throughput_bit.items()}}
+
+    def close(self) -> None:
+        remove(self.bridge, self.namespaces)
+        (records_dir() / f"{self.tag}.json").unlink(missing_ok=True)
+        self.namespaces = []
+
+    def _record(self) -> None:
+        records_dir().mkdir(parents=True, exist_ok=True)
+        record = {"pid": os.getpid(), "bridge": self.bridge, "namespaces": self.namespaces}
+        (records_dir() / f"{self.tag}.json").write_text(json.dumps(record))
+
+
+# the probe's sender, run in the namespace by the same Python: the payload it sends is
+# generated once, so the probe measures the link, not Python
+SENDER = """
+import socket, sys
+host, port, total = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+chunk = bytes(1 << 20)
+with socket.create_connection((host, port)) as s:
+    while total > 0:
+        n = min(total, len(chunk))
+        s.sendall(chunk[:n])
+        total -= n
+"""
+
+
+def _sink(server: socket.socket, total: int, out: dict) -> None:
+    """Receives `total` bytes; the rate is taken after the first 4 MiB (the bucket's burst
+    and the connection's start), over the rest."""
+    server.settimeout(30)
+    conn, _ = server.accept()
+    with conn:
+        conn.settimeout(30)
+        buf = bytearray(1 << 20)
+        got, start, start_at = 0, None, 4 << 20
+        while got < total:
+            n = conn.recv_into(buf)
+            if not n:
+                return
+            got += n
+            if start is None and got >= start_at:
+                start, start_got = time.perf_counter(), got
+        if start is not None and got > start_got:
+            out["bits"] = (got - start_got) * 8 / (time.perf_counter() - start)
+
+
+def free_subnet() -> int:
+    """A 10.x.y.0/24 no interface on this machine uses (x.y from 77.0 on)."""
+    used = ip("-o", "-4", "addr", "show").stdout
+    for subnet in range(77 << 8, 78 << 8):
+        if f" 10.{subnet >> 8}.{subnet & 255}." not in used:
+            return subnet
+    raise NetworkError("no free 10.77.x.0/24 subnet")
+
+
+def remove(bridge: str, namespaces: list[str]) -> None:
+    for ns in namespaces:
+        ip("netns", "del", ns, check=False)
+    ip("link", "del", bridge, check=False)
+
+
+def sweep_leftovers() -> list[str]:
+    """Removes the namespaces and bridges of networks whose harness is gone; returns them."""
+    removed = []
+    for record_path in sorted(records_dir().glob("*.json")) if records_dir().is_dir() else []:
+        try:
+            record = json.loads(record_path.read_text())
+            alive = _alive(record["pid"])
+        except (OSError, ValueError, KeyError):
+            alive = False
+            record = {"bridge": f"sb{record_path.stem}br", "namespaces": []}
+        if alive:
+            continue
+        remove(record["bridge"], record["namespaces"])
+        removed += [record["bridge"], *record["namespaces"]]
+        record_path.unlink(missing_ok=True)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class NamespacePlacement(Placement):
+    """The nodes of one cell in the network's namespaces, node i in namespace i."""
+
+    def __init__(self, network: NamespaceNetwork):
+        super().__init__()
+        self.network = network
+
+    def describe(self) -> dict:
+        return self.network.describe()
+
+    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
+        return self.network.start(index, name, driver)
