@@ -16,6 +16,7 @@ from serbench.checksum import hex64, object_hash, set_checksum
 from serbench.driver import DriverProcess, find_drivers
 from serbench.network import cell as cell_module
 from serbench.network.cell import NetCell, NetFailure, run_cell
+from serbench.network.aggregate import Aggregate
 from serbench.network.fetch import Fetch, scan_problem
 from serbench.network import namespaces
 from serbench.network.namespaces import NamespaceNetwork, NamespacePlacement
@@ -229,3 +230,45 @@ def test_impossible_network_parameters_are_refused_by_name(line, problem):
     from serbench.plan import PlanError, parse_plan
     with pytest.raises(PlanError, match=problem):
         parse_plan(f"[params]\n{line}\n[[group]]\ntasks = [\"net_fetch\"]\n", "p.toml", "p")
+
+
+def sparse_dataset(directory: Path, vectors: int, dimension: int, density: float) -> Path:
+    import random
+    rng = random.Random(7)
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / "sparse.jsonl", "w") as out:
+        for _ in range(vectors):
+            positions = sorted(rng.sample(range(dimension), int(dimension * density)))
+            entries = [{"position": p, "value": rng.randrange(-100_000, 100_000) / 100}
+                       for p in positions]
+            out.write(json.dumps({"dimension": dimension, "entries": entries}) + "\n")
+    return directory
+
+
+def aggregate_cell(rust, tmp_path, method: str, depth: int = 3):
+    from types import SimpleNamespace
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": depth}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
+        model="sparse", method=method, depth="materialize", language="rust", page_size=PAGE,
+        net_page_bytes=4096, warmups=1, repetitions=2, timeout_s=60)
+    return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
+
+
+@pytest.mark.parametrize("method", ["handcoded", "protobuf"])
+def test_a_tree_sums_sparse_vectors_to_the_independently_computed_total(rust, tmp_path,
+                                                                         method):
+    cell = aggregate_cell(rust, tmp_path, method)
+    run = run_cell(Aggregate(), cell, LocalPlacement(), {"rust": rust})
+    for reports in run.reports:
+        assert set(reports) == {"root0", "middle1", "middle2", "leaf3", "leaf4", "leaf5",
+                                "leaf6"}
+        assert reports["root0"]["checksum"] == cell.params["expected"]
+        # a middle node receives two leaves' vectors and sends one sum up
+        assert reports["middle1"]["bytes_received"] > 0 and reports["middle1"]["bytes_sent"] > 0
+        assert reports["leaf3"]["bytes_received"] == 0
+    assert reports["root0"]["entries"] == cell.params["entries"] > 5000
+    with DriverProcess("rust", rust) as driver:
+        assert Aggregate().read_back_problem(cell, driver, "materialize") is None
+    wrong = NetCell(**{**cell.__dict__, "params": {**cell.params,
+                                                    "expected": {"count": 1, "sum": "0" * 16}}})
+    assert "expected" in Aggregate().check(wrong, run.reports[-1])

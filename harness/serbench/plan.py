@@ -37,6 +37,7 @@ raw = true                        # add the `raw` floor beside every read
 servers = 4                       # net_fetch: server nodes (n is objects per server)
 sources = ["ram", "disk", "decode"]  # net_fetch: served from native objects, from stored
                                   # pages, or from stored pages and decoded by the client
+tree_depth = 3                    # net_aggregate: levels of the binary tree (3: 7 nodes)
 net_page_bytes = 20971520         # network tasks: the network page (the studies' 20 MiB)
 network = "1gbit"                 # network tasks: each node in its own namespace on a link
                                   # shaped to this rate (tbf; no delay emulation), "none"
@@ -73,7 +74,7 @@ LANGUAGES = ("rust", "cpp", "java")
 PROTOCOL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro",
                   "sizes")
 # tasks whose cells span several node processes (PROTOCOL.md 10): `info.net_tasks`
-NET_TASKS = ("net_fetch",)
+NET_TASKS = ("net_fetch", "net_aggregate")
 NET_FETCH_SOURCES = ("ram", "disk", "decode")
 # the nodes' links: loopback (no namespaces), none (namespaces, unshaped veth) or a tbf rate
 NETWORK = re.compile(r"^(loopback|none|\d+(\.\d+)?(kbit|mbit|gbit))$")
@@ -121,6 +122,7 @@ class Params:
     raw: bool = True
     servers: int = 4
     sources: tuple[str, ...] = NET_FETCH_SOURCES
+    tree_depth: int = 3
     net_page_bytes: int = 20 << 20
     network: str = "1gbit"
 
@@ -326,10 +328,12 @@ class _Checker:
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
                    "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0,
-                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536}[key]
+                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536, "tree_depth": 1}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
+        if key == "tree_depth" and number > 6:
+            raise self.error(path, f"must be at most 6 (63 nodes), got {number}")
         if key == "net_page_bytes" and number > 64 << 20:
             raise self.error(path, f"must be at most 64 MiB (the frame limit), got {number}")
         if key == "seed" and number >= 2**63:
@@ -478,8 +482,8 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
         variants = group.variants or ("", *info["methods"].get(method, {}).get("variants", ()))
         for task in group.tasks:
             if task in NET_TASKS:
-                _expand_net(ex, group, cell, task, method, why or _task_unsupported(info, task),
-                            offered, count)
+                _expand_net(ex, group, cell, task, model, method,
+                            why or _task_unsupported(info, task), offered, count)
                 continue
             task_why = why or _task_unsupported(info, task)
             depths = (("",) if task in ("write", "sizes")
@@ -498,11 +502,22 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                     ex.add(cell(task, RAW, "", method, n, setting, threads, raw_why), group)
 
 
-def _expand_net(ex: _Expansion, group: Group, cell, task: str, method: str, why: str | None,
-                offered: tuple[str, ...], count: int) -> None:
+def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, method: str,
+                why: str | None, offered: tuple[str, ...], count: int) -> None:
     """net_fetch: one cell per source and n (objects per server, capped so every server has
-    its own objects); `decode` at each depth read, the others decode nothing."""
+    its own objects); `decode` at each depth read, the others decode nothing. net_aggregate:
+    one cell, every node decoding its children's vectors."""
     p = group.params
+    if task == "net_aggregate":
+        nodes = 2 ** p.tree_depth - 1
+        why = (why or (model != "sparse" and "net_aggregate sums sparse vectors")
+               or ("materialize" not in offered and f"{method} does not materialize")
+               or (count < nodes and f"the tree's {nodes} nodes need {nodes} sparse vectors, "
+                                     f"the dataset holds {count}"))
+        made = cell(task, method, "materialize", "", 1, f"tree_depth={p.tree_depth}", 1,
+                    why or None)
+        ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+        return
     per_server = count // p.servers
     ns = sorted({min(n, per_server) for n in p.n}) if per_server else []
     for source in p.sources:

@@ -10,12 +10,13 @@ from pathlib import Path
 from ..driver import DriverProcess
 from ..results import CellResult
 from .cell import InvalidResult, NetFailure, run_cell
+from .aggregate import Aggregate
 from .fetch import Fetch
 from .namespaces import NamespaceNetwork, NamespacePlacement, NetworkError, unavailable
 from .placement import LocalPlacement, Placement
 
 # one module per network task, by id
-TASKS = {Fetch.id: Fetch()}
+TASKS = {task.id: task for task in (Fetch(), Aggregate())}
 NODE_FIGURES = ("total_ns", "cpu_ns", "io_ns", "bytes_sent", "bytes_received", "objects",
                 "peak_rss_bytes")
 

@@ -184,8 +184,14 @@ TASK_SPECS: dict[str, TaskSpec] = {
                           "network page, to one paged file per server, fsynced; timed at the "
                           "client. Sources: ram (the server encodes native objects per request), "
                           "disk (stored pages shipped as they are), decode (as disk, and the "
-                          "client decodes every object). Nodes on loopback: no bandwidth limit "
-                          "and no delay emulation.", TIMED),
+                          "client decodes every object). Nodes run in network namespaces on links "
+                          "shaped to the plan's rate (tbf; this kernel cannot emulate delay) or "
+                          "on loopback; each cell's counters name the network and the measured "
+                          "link rate.", TIMED),
+    "net_aggregate": TaskSpec("Network tree aggregation", "Sparse vectors summed up a binary "
+                              "tree (7 nodes by default): leaves send their vector up, every "
+                              "other node decodes its children's sums and adds them to its own, "
+                              "the root writes the total; timed at the root.", TIMED),
 }
 
 

@@ -8,6 +8,7 @@
 //! method and model (`registry::with_codec`), and each network task is one file here behind
 //! [`NetTask`], listed once in [`NET_TASKS`].
 
+pub mod aggregate;
 pub mod fetch;
 pub mod node;
 pub mod pages;
@@ -132,4 +133,5 @@ macro_rules! net_tasks {
 // The network tasks, one line each.
 net_tasks! {
     fetch::NetFetch,
+    aggregate::NetAggregate,
 }

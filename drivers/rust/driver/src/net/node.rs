@@ -263,6 +263,8 @@ impl Node {
         for _ in 0..accept {
             links.accepted.push(self.accept_peer(deadline)?);
         }
+        // a fixed order whatever the arrival: a tree sums its children in this order
+        links.accepted.sort_by(|a, b| a.peer.cmp(&b.peer));
         links.dialed = dialer
             .join()
             .map_err(|_| Failure::new(Kind::Internal, "the dialing thread panicked"))??;

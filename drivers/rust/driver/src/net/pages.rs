@@ -78,13 +78,11 @@ impl Packer {
         let mut at = self.pages.len();
         encode(&mut self.pages);
         let len = self.pages.len() - at;
-        if len == 0 || len > self.budget - 4 - ENTRY_BYTES {
+        // an object larger than a network page travels alone, in a frame up to the maximum
+        if len == 0 || len.div_ceil(p) * p > MAX_FRAME - 4 - ENTRY_BYTES {
             return Err(Failure::new(
                 Kind::Internal,
-                format!(
-                    "an object of {len} bytes does not fit a network page of {}",
-                    self.budget
-                ),
+                format!("an object of {len} bytes does not fit a frame of {MAX_FRAME}"),
             ));
         }
         if at > self.page_start && at - self.page_start + len > p {
@@ -212,6 +210,61 @@ pub fn ship(
     Ok(streamed)
 }
 
+/// Checks every entry of one pages frame (`frame_no` of a stream from `peer`) against its
+/// bytes before any is trusted, and calls `visit` with each object's entry and bytes in order;
+/// returns the entry count and the frame's page bytes. A `visit` error names the object.
+pub fn for_each_object<'p>(
+    payload: &'p [u8],
+    page_size: u32,
+    peer: &str,
+    frame_no: u64,
+    mut visit: impl FnMut(Entry, &'p [u8]) -> Result<(), String>,
+) -> Result<(usize, &'p [u8]), Failure> {
+    let bad =
+        |what: String| Failure::corrupt(format!("peer {peer}: network page {frame_no}: {what}"));
+    let count = payload
+        .get(..4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize)
+        .ok_or_else(|| bad("shorter than its entry count".into()))?;
+    let pages_at = count
+        .checked_mul(ENTRY_BYTES)
+        .and_then(|e| e.checked_add(4))
+        .filter(|&end| end <= payload.len())
+        .ok_or_else(|| {
+            bad(format!(
+                "{count} entries do not fit its {} bytes",
+                payload.len()
+            ))
+        })?;
+    let (entries, pages) = (&payload[4..pages_at], &payload[pages_at..]);
+    let p = page_size as usize;
+    let mut end_of_previous = 0usize;
+    for (i, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
+        let e = Entry::from_bytes(raw);
+        let start = (e.page as usize)
+            .saturating_mul(p)
+            .saturating_add(e.offset as usize);
+        let len = e.length as usize;
+        let fits = if len <= p {
+            e.offset as usize + len <= p
+        } else {
+            e.offset == 0
+        };
+        if len == 0 || !fits || start < end_of_previous || start.saturating_add(len) > pages.len() {
+            return Err(bad(format!(
+                "object {i} (page {}, offset {}, length {len}) lies outside the page's {} bytes \
+                 or overlaps the object before it",
+                e.page,
+                e.offset,
+                pages.len()
+            )));
+        }
+        end_of_previous = start + len;
+        visit(e, &pages[start..start + len]).map_err(|why| bad(format!("object {i}: {why}")))?;
+    }
+    Ok((count, pages))
+}
+
 /// Appends received network pages to a paged file (`<base>.pages`, and its index at the end),
 /// checking every entry against the frame before any byte of it is trusted.
 pub struct Receiver<'t> {
@@ -263,71 +316,35 @@ impl<'t> Receiver<'t> {
         mut visit: impl FnMut(&[u8]) -> Result<Option<u64>, String>,
     ) -> Result<(), Failure> {
         let frame_no = self.streamed.frames;
-        let bad = |what: String| {
-            Failure::corrupt(format!("peer {peer}: network page {frame_no}: {what}"))
-        };
         if self.partial {
-            return Err(bad(
-                "follows a network page that ended inside a storage page".into(),
-            ));
+            return Err(Failure::corrupt(format!(
+                "peer {peer}: network page {frame_no} follows one that ended inside a storage page"
+            )));
         }
-        let count = payload
-            .get(..4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize)
-            .ok_or_else(|| bad("shorter than its entry count".into()))?;
-        let pages_at = count
-            .checked_mul(ENTRY_BYTES)
-            .and_then(|e| e.checked_add(4))
-            .filter(|&end| end <= payload.len())
-            .ok_or_else(|| {
-                bad(format!(
-                    "{count} entries do not fit its {} bytes",
-                    payload.len()
-                ))
+        let (checksum, hash, entries, first_page) = (
+            &mut self.checksum,
+            &mut self.hash,
+            &mut self.entries,
+            self.pages,
+        );
+        let (count, pages) =
+            for_each_object(payload, self.page_size, peer, frame_no, |e, bytes| {
+                if let Some(h) = visit(bytes)? {
+                    checksum.add(h);
+                }
+                let rebased = Entry {
+                    page: e.page + first_page,
+                    ..e
+                };
+                hash.add(rebased);
+                entries.extend_from_slice(&rebased.to_bytes());
+                Ok(())
             })?;
-        let (entries, pages) = (&payload[4..pages_at], &payload[pages_at..]);
-        let p = self.page_size as usize;
-        let mut end_of_previous = 0usize;
-        for (i, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
-            let e = Entry::from_bytes(raw);
-            let start = (e.page as usize)
-                .saturating_mul(p)
-                .saturating_add(e.offset as usize);
-            let len = e.length as usize;
-            let fits = if len <= p {
-                e.offset as usize + len <= p
-            } else {
-                e.offset == 0
-            };
-            if len == 0
-                || !fits
-                || start < end_of_previous
-                || start.saturating_add(len) > pages.len()
-            {
-                return Err(bad(format!(
-                    "object {i} (page {}, offset {}, length {len}) lies outside the page's {} bytes \
-                     or overlaps the object before it",
-                    e.page, e.offset, pages.len()
-                )));
-            }
-            end_of_previous = start + len;
-            let bytes = &pages[start..start + len];
-            match visit(bytes) {
-                Ok(Some(hash)) => self.checksum.add(hash),
-                Ok(None) => {}
-                Err(why) => return Err(bad(format!("object {i}: {why}"))),
-            }
-            let rebased = Entry {
-                page: e.page + self.pages,
-                ..e
-            };
-            self.hash.add(rebased);
-            self.entries.extend_from_slice(&rebased.to_bytes());
-        }
         use std::io::Write;
         self.data
             .write_all(pages)
             .map_err(|e| Failure::io(&self.data_path, &e))?;
+        let p = self.page_size as usize;
         self.pages += pages.len().div_ceil(p) as u64;
         self.bytes += pages.len() as u64;
         self.partial = !pages.len().is_multiple_of(p);

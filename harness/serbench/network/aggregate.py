@@ -1,0 +1,136 @@
+"""`net_aggregate` (PROTOCOL.md 10.6): a binary tree of 2^depth - 1 nodes, node i's children
+2i+1 and 2i+2, every node starting with one sparse vector of the dataset (line i). Leaves send
+theirs up; every other node adds its children's sums to its own; the root writes the total.
+
+The expected total is computed here, independently of any driver, in the order the protocol
+fixes for floating-point sums (own vector, then each child's sum in the order of the
+children's names); the root's checksum must equal it and its file must read back to it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..checksum import hex64, object_hash
+from ..datasets.manifest import data_path
+from ..driver import DriverProcess
+from .cell import NetCell, NodeSpec
+
+ID = "net_aggregate"
+DEFAULT_DEPTH = 3  # 7 nodes: 4 leaves, 2 middle, 1 root, as in the studies
+
+
+def names(count: int) -> list[str]:
+    def kind(i: int) -> str:
+        return "root" if i == 0 else "middle" if 2 * i + 1 < count else "leaf"
+    return [f"{kind(i)}{i}" for i in range(count)]
+
+
+def children(i: int, count: int) -> list[int]:
+    return [c for c in (2 * i + 1, 2 * i + 2) if c < count]
+
+
+class Aggregate:
+    id = ID
+
+    def nodes(self, cell: NetCell) -> list[NodeSpec]:
+        p = cell.params
+        count = p["nodes"]
+        named = names(count)
+        specs = []
+        for i, name in enumerate(named):
+            params = {"input": str(Path(p["inputs"]) / f"{name}.jsonl"),
+                      "page_size": p["page_size"], "net_page_bytes": p["net_page_bytes"]}
+            if i == 0:
+                params["output"] = str(p["output"])
+            dial = (named[(i - 1) // 2],) if i else ()
+            specs.append(NodeSpec(name, "tree", p["language"], params, dial,
+                                  len(children(i, count))))
+        return specs
+
+    def timing_node(self, cell: NetCell) -> str:
+        return names(cell.params["nodes"])[0]
+
+    def check(self, cell: NetCell, reports: dict[str, dict]) -> str | None:
+        root = reports[self.timing_node(cell)]
+        if root.get("checksum") != cell.params["expected"]:
+            return f"the root's sum has checksum {root.get('checksum')}, expected " \
+                   f"{cell.params['expected']}"
+        return None
+
+    def net_cell(self, cell, base: Path, hashes, work: Path) -> NetCell:
+        count = 2 ** cell.settings["tree_depth"] - 1
+        inputs = work / "inputs"
+        inputs.mkdir(parents=True, exist_ok=True)
+        output = work / "output"
+        output.mkdir(exist_ok=True)
+        vectors = split_inputs(data_path(cell.dataset_dir, cell.model), names(count), inputs)
+        total = tree_sum(vectors, 0, count)
+        params = {"nodes": count, "inputs": inputs, "output": output, "language": cell.language,
+                  "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
+                  "expected": {"count": 1, "sum": hex64(object_hash("sparse", total))},
+                  "entries": len(total["entries"])}
+        return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
+                       cell.repetitions, cell.timeout_s)
+
+    def read_back_problem(self, cell: NetCell, scanner: DriverProcess,
+                          depth: str) -> str | None:
+        base = Path(cell.params["output"]) / "sum"
+        response = scanner.request("scan", model=cell.model, method=cell.method, depth=depth,
+                                   variant="", params={"input": str(base),
+                                                       "page_size": cell.params["page_size"]})
+        if response.get("status") != "ok":
+            return f"{base}: the root's file does not read back: {response}"
+        got = response["result"]["checksum"]
+        want = cell.params["expected"]
+        return None if got == want else f"the root's file holds {got}, expected {want}"
+
+    def counters(self, cell: NetCell, reports: dict[str, dict]) -> dict:
+        moved = sum(r["bytes_received"] for r in reports.values())
+        return {"objects": 1, "nodes": cell.params["nodes"], "bytes_moved": moved,
+                "sum_entries": cell.params["entries"]}
+
+
+def split_inputs(jsonl: Path, named: list[str], directory: Path) -> list[dict]:
+    """Line i of the dataset as node i's own input file; the parsed vectors."""
+    vectors = []
+    with open(jsonl, "rb") as lines:
+        for name in named:
+            line = lines.readline()
+            if not line.strip():
+                raise ValueError(f"{jsonl}: the tree needs {len(named)} sparse vectors, "
+                                 f"the dataset holds {len(vectors)}")
+            (directory / f"{name}.jsonl").write_bytes(line)
+            vectors.append(json.loads(line))
+    return vectors
+
+
+def tree_sum(vectors: list[dict], i: int, count: int) -> dict:
+    """Node i's sum: its own vector, then each child's sum in the order of their names."""
+    total = vectors[i]
+    named = names(count)
+    for child in sorted(children(i, count), key=lambda c: named[c]):
+        total = merge_sum(total, tree_sum(vectors, child, count))
+    return total
+
+
+def merge_sum(a: dict, b: dict) -> dict:
+    if a["dimension"] != b["dimension"]:
+        raise ValueError(f"sparse vectors of dimensions {a['dimension']} and {b['dimension']}")
+    x, y, out = a["entries"], b["entries"], []
+    i = j = 0
+    while i < len(x) and j < len(y):
+        p, q = x[i]["position"], y[j]["position"]
+        if p < q:
+            out.append(x[i])
+            i += 1
+        elif q < p:
+            out.append(y[j])
+            j += 1
+        else:
+            out.append({"position": p, "value": x[i]["value"] + y[j]["value"]})
+            i += 1
+            j += 1
+    out += x[i:]
+    out += y[j:]
+    return {"dimension": a["dimension"], "entries": out}
