@@ -272,3 +272,26 @@ def test_a_tree_sums_sparse_vectors_to_the_independently_computed_total(rust, tm
     wrong = NetCell(**{**cell.__dict__, "params": {**cell.params,
                                                     "expected": {"count": 1, "sum": "0" * 16}}})
     assert "expected" in Aggregate().check(wrong, run.reports[-1])
+
+
+@pytest.mark.parametrize("method", ["handcoded", "json"])
+def test_a_tree_sort_merge_outputs_every_object_in_total_order(rust, parts, tmp_path, method):
+    from types import SimpleNamespace
+    from serbench.network.sort_merge import SortMerge
+    jsonl, _ = parts
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
+        depth="materialize", language="rust", page_size=PAGE, n=28, net_page_bytes=2048,
+        warmups=1, repetitions=2, timeout_s=60)
+    cell = SortMerge().net_cell(plan_cell, encoded(rust, jsonl, method), None, tmp_path / "w")
+    run = run_cell(SortMerge(), cell, LocalPlacement(), {"rust": rust})
+    root = run.reports[-1]["root0"]
+    assert root["objects"] == 7 * 28 == cell.params["expected"]["count"]
+    assert root["sequence"] == cell.params["expected"]["sum"]
+    # a middle node passes on its two leaves' objects and its own
+    assert run.reports[-1]["middle1"]["objects"] == 3 * 28
+    with DriverProcess("rust", rust) as driver:
+        assert SortMerge().read_back_problem(cell, driver, "materialize") is None
+    shuffled = NetCell(**{**cell.__dict__, "params": {**cell.params, "expected": {
+        **cell.params["expected"], "sum": "0" * 16}}})
+    assert "expected" in SortMerge().check(shuffled, run.reports[-1])

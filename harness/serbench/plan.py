@@ -37,7 +37,8 @@ raw = true                        # add the `raw` floor beside every read
 servers = 4                       # net_fetch: server nodes (n is objects per server)
 sources = ["ram", "disk", "decode"]  # net_fetch: served from native objects, from stored
                                   # pages, or from stored pages and decoded by the client
-tree_depth = 3                    # net_aggregate: levels of the binary tree (3: 7 nodes)
+tree_depth = 3                    # net_aggregate, net_sort_merge: levels of the binary tree
+                                  # (3: 7 nodes); the sort's n is objects per node
 net_page_bytes = 20971520         # network tasks: the network page (the studies' 20 MiB)
 network = "1gbit"                 # network tasks: each node in its own namespace on a link
                                   # shaped to this rate (tbf; no delay emulation), "none"
@@ -74,7 +75,7 @@ LANGUAGES = ("rust", "cpp", "java")
 PROTOCOL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro",
                   "sizes")
 # tasks whose cells span several node processes (PROTOCOL.md 10): `info.net_tasks`
-NET_TASKS = ("net_fetch", "net_aggregate")
+NET_TASKS = ("net_fetch", "net_aggregate", "net_sort_merge")
 NET_FETCH_SOURCES = ("ram", "disk", "decode")
 # the nodes' links: loopback (no namespaces), none (namespaces, unshaped veth) or a tbf rate
 NETWORK = re.compile(r"^(loopback|none|\d+(\.\d+)?(kbit|mbit|gbit))$")
@@ -517,6 +518,14 @@ def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, metho
         made = cell(task, method, "materialize", "", 1, f"tree_depth={p.tree_depth}", 1,
                     why or None)
         ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+        return
+    if task == "net_sort_merge":
+        nodes = 2 ** p.tree_depth - 1
+        why = why or ("materialize" not in offered and f"{method} does not materialize")
+        for n in sorted({min(n, count // nodes) for n in p.n}) if count >= nodes else []:
+            made = cell(task, method, "materialize", "", n, f"tree_depth={p.tree_depth}", 1,
+                        why or None)
+            ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
         return
     per_server = count // p.servers
     ns = sorted({min(n, per_server) for n in p.n}) if per_server else []

@@ -12,11 +12,12 @@ from ..results import CellResult
 from .cell import InvalidResult, NetFailure, run_cell
 from .aggregate import Aggregate
 from .fetch import Fetch
+from .sort_merge import SortMerge
 from .namespaces import NamespaceNetwork, NamespacePlacement, NetworkError, unavailable
 from .placement import LocalPlacement, Placement
 
 # one module per network task, by id
-TASKS = {task.id: task for task in (Fetch(), Aggregate())}
+TASKS = {task.id: task for task in (Fetch(), Aggregate(), SortMerge())}
 NODE_FIGURES = ("total_ns", "cpu_ns", "io_ns", "bytes_sent", "bytes_received", "objects",
                 "peak_rss_bytes")
 

@@ -10,7 +10,7 @@ from .units import byte_size
 LANGUAGES = ("rust", "cpp", "java")
 DEPTHS = ("materialize", "access", "key")
 TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro", "sizes",
-         "net_fetch", "net_aggregate")
+         "net_fetch", "net_aggregate", "net_sort_merge")
 MODELS = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "arrays")
 
 

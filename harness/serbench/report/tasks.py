@@ -192,6 +192,11 @@ TASK_SPECS: dict[str, TaskSpec] = {
                               "tree (7 nodes by default): leaves send their vector up, every "
                               "other node decodes its children's sums and adds them to its own, "
                               "the root writes the total; timed at the root.", TIMED),
+    "net_sort_merge": TaskSpec("Network tree sort-merge", "The same tree over a model with a "
+                               "total order: every node sorts its n objects, merges its "
+                               "children's sorted streams with them and streams the result up; "
+                               "the root writes the whole sorted sequence; timed at the root.",
+                               TIMED),
 }
 
 

@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod fetch;
 pub mod node;
 pub mod pages;
+pub mod sort_merge;
 pub mod wire;
 
 use std::time::Duration;
@@ -134,4 +135,5 @@ macro_rules! net_tasks {
 net_tasks! {
     fetch::NetFetch,
     aggregate::NetAggregate,
+    sort_merge::NetSortMerge,
 }
