@@ -95,6 +95,33 @@ impl CodecJob for Decode<'_> {
     }
 }
 
+/// What a node does with bytes from a peer before trusting them: the frame header, the hello
+/// and a pages frame's entries (page size from the first input byte: 64 << (b % 8)), each
+/// object then decoded as `handcoded` of the model the second byte picks. Only a panic is a
+/// finding. Returns how many objects a well-formed frame held that decoded.
+pub fn net(data: &[u8]) -> Option<usize> {
+    use crate::net::pages::for_each_object;
+    use crate::net::wire::{parse_header, Hello, HEADER};
+    let (&[size, model], rest) = data.split_first_chunk::<2>()?;
+    if let Some(header) = rest.first_chunk::<HEADER>() {
+        let _ = parse_header(*header, "fuzz");
+    }
+    let _ = Hello::parse(rest, "fuzz");
+    let page_size = 64u32 << (size % 8);
+    let mut decoded = 0;
+    for_each_object(rest, page_size, "fuzz", 0, |_, bytes| {
+        let job = Decode {
+            bytes,
+            canonical: false,
+        };
+        decoded +=
+            with_codec("handcoded", "", model_of(model), job).expect("handcoded exists") as usize;
+        Ok(())
+    })
+    .ok()?;
+    Some(decoded)
+}
+
 const RAW_BIT: u8 = 1 << 3;
 const FIX_HASH_BIT: u8 = 1 << 4;
 
@@ -222,6 +249,13 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         ));
         let raw = join_paged(m as u8 | RAW_BIT, &index, &pages);
         out.push(("paged", format!("{model}-raw"), raw));
+        // the file as one network page: its entries count from the frame's first page
+        let entries = &index[HEADER_BYTES..];
+        let mut frame = vec![0, m as u8];
+        frame.extend_from_slice(&((entries.len() / ENTRY_BYTES) as u32).to_le_bytes());
+        frame.extend_from_slice(entries);
+        frame.extend_from_slice(&pages);
+        out.push(("net", format!("{model}"), frame));
     }
     out
 }
@@ -298,7 +332,7 @@ mod tests {
     fn committed_seeds_are_current() {
         let bless = std::env::var_os("SERBENCH_BLESS_SEEDS").is_some();
         let seeds = seeds();
-        for target in ["handcoded", "paged", "rkyv"] {
+        for target in ["handcoded", "paged", "rkyv", "net"] {
             let dir = seed_dir(target);
             if bless {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -342,6 +376,10 @@ mod tests {
             match target {
                 "handcoded" => assert!(decoder("handcoded", "", true, &bytes), "{name}"),
                 "rkyv" => assert!(decoder("rkyv", "validate", false, &bytes), "{name}"),
+                "net" => {
+                    let count = expected_set(model_of(bytes[1])).count as usize;
+                    assert_eq!(net(&bytes), Some(count), "{name}")
+                }
                 _ => {
                     let (index, pages, flags) = split_paged(&bytes).unwrap();
                     let mut fixed = index.to_vec();
@@ -369,6 +407,7 @@ mod tests {
                 decoder("handcoded", "", true, &bytes[..cut]);
                 decoder("rkyv", "validate", false, &bytes[..cut]);
                 paged(&bytes[..cut]);
+                net(&bytes[..cut]);
             }
             let mut flipped = bytes.clone();
             for i in (0..flipped.len()).step_by(7) {
@@ -377,6 +416,7 @@ mod tests {
             decoder("handcoded", "", true, &flipped);
             decoder("rkyv", "validate", false, &flipped);
             paged(&flipped);
+            net(&flipped);
             flipped[0] |= FIX_HASH_BIT;
             paged(&flipped);
         }

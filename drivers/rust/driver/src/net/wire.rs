@@ -17,7 +17,7 @@ use crate::timing::IoTimer;
 pub const MAX_FRAME: usize = 64 << 20;
 /// The first bytes of every hello: anything else on a fresh connection is not a serbench peer.
 pub const MAGIC: &[u8; 8] = b"SERBNET1";
-const HEADER: usize = 5;
+pub const HEADER: usize = 5;
 
 /// What a frame carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,19 +122,7 @@ impl Link {
         timer
             .time(|| self.stream.read_exact(&mut header))
             .map_err(|e| self.read_failure(e))?;
-        let len = u32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
-        let kind = FrameKind::from_byte(header[4]).ok_or_else(|| {
-            peer_failure(
-                &self.peer,
-                format!("unknown frame kind {} (garbage on the socket?)", header[4]),
-            )
-        })?;
-        if len > MAX_FRAME {
-            return Err(peer_failure(
-                &self.peer,
-                format!("a frame of {len} bytes exceeds the maximum {MAX_FRAME}"),
-            ));
-        }
+        let (kind, len) = parse_header(header, &self.peer)?;
         payload.clear();
         payload.resize(len, 0);
         timer
@@ -192,6 +180,24 @@ impl Link {
             format!("failed: {}: {}", text("kind"), text("message")),
         )
     }
+}
+
+/// A frame header's kind and payload length, checked before anything is allocated.
+pub fn parse_header(header: [u8; HEADER], peer: &str) -> Result<(FrameKind, usize), Failure> {
+    let len = u32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
+    let kind = FrameKind::from_byte(header[4]).ok_or_else(|| {
+        peer_failure(
+            peer,
+            format!("unknown frame kind {} (garbage on the socket?)", header[4]),
+        )
+    })?;
+    if len > MAX_FRAME {
+        return Err(peer_failure(
+            peer,
+            format!("a frame of {len} bytes exceeds the maximum {MAX_FRAME}"),
+        ));
+    }
+    Ok((kind, len))
 }
 
 fn write_all_vectored(stream: &mut TcpStream, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
