@@ -185,6 +185,7 @@ timeout_s = 60
 servers = 2
 n = [3, 1000]            # objects per server; 1000 is capped at count / servers
 net_page_bytes = 65536
+network = "loopback"
 [[group]]
 tasks = ["net_fetch"]
 models = ["part", "trade"]
@@ -216,8 +217,11 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
     assert not (home / "runs" / run["run_id"] / "net").exists() or \
         not any((home / "runs" / run["run_id"] / "net").iterdir())
     output = cli_ok("report")
-    markdown = next(Path(w) for w in output.split() if w.endswith(".md"))
-    assert "Network fetch" in markdown.read_text()
+    markdown = next(Path(w) for w in output.split() if w.endswith(".md")).read_text()
+    assert "Network fetch" in markdown
+    # the network table and every node's figures, on the network the plan named
+    assert "× transfer floor" in markdown and "busiest node" in markdown
+    assert "every node at n = 8" in markdown and "server1" in markdown
 
 
 @pytest.mark.parametrize("line, problem", [
@@ -295,3 +299,20 @@ def test_a_tree_sort_merge_outputs_every_object_in_total_order(rust, parts, tmp_
     shuffled = NetCell(**{**cell.__dict__, "params": {**cell.params, "expected": {
         **cell.params["expected"], "sum": "0" * 16}}})
     assert "expected" in SortMerge().check(shuffled, run.reports[-1])
+
+
+def test_the_transfer_floor_is_the_busiest_node_at_the_slowest_measured_link():
+    from types import SimpleNamespace
+    from serbench.report.net_views import network_note, transfer_floor_ns
+    shaped = SimpleNamespace(
+        counters={"network": "namespaces", "link_rate_bit": 10**9,
+                  "measured_bit": {"a": 950_000_000, "b": 900_000_000}},
+        nodes={"client": {"bytes_received": 900_000_000}, "server0": {"bytes_received": 1000}})
+    assert transfer_floor_ns(shaped) == pytest.approx(8e9)
+    assert network_note(shaped) == "tbf 1 Gbit/s, measured 0.9–0.95 Gbit/s"
+    loopback = SimpleNamespace(counters={"network": "loopback"}, nodes=shaped.nodes)
+    assert transfer_floor_ns(loopback) is None
+    assert network_note(loopback) == "loopback (no link limit)"
+    fallback = SimpleNamespace(counters={"network": "loopback", "fallback": "1gbit asked; no root"},
+                               nodes={})
+    assert network_note(fallback) == "1gbit asked; no root"

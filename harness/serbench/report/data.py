@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -81,6 +82,9 @@ class Cell:
     # were the measured repetitions at steady state (steady.py)? None: not judged
     steady: bool | None = None
     steady_note: str = ""
+    # a network cell: each node's figures (total, cpu, io ns, bytes, peak RSS), medians over
+    # the measured repetitions, by node name
+    nodes: dict = field(default_factory=dict)
 
     @property
     def settings(self) -> dict:
@@ -149,6 +153,12 @@ SELECT cell_id, count(*),
 FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 """
 
+# every node's own figures in each measured repetition of a network cell
+NODES_SQL = """
+SELECT cell_id, extra->'nodes' FROM samples
+WHERE run_id = ? AND NOT warmup AND extra->'nodes' IS NOT NULL
+"""
+
 # the first repetition of each fresh JVM (one per fork), warm-up or not: the JIT was not warm
 COLD_JIT_SQL = """
 SELECT cell_id, median(total_ns) FROM samples
@@ -167,17 +177,34 @@ def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunD
         con = results.con
         stats = {r[0]: r[1:] for r in con.execute(STATS_SQL, [run_id]).fetchall()}
         cold_jit = dict(con.execute(COLD_JIT_SQL, [run_id]).fetchall())
+        nodes = node_medians(con.execute(NODES_SQL, [run_id]).fetchall())
         cells = con.execute(f"SELECT {CELL_COLUMNS} FROM cells WHERE run_id = ? ORDER BY cell_id",
                             [run_id]).fetchall()
     run = Run(**{k: row[k] for k in RUN_FIELDS}, **{k: _json(row[k]) for k in JSON_FIELDS})
-    return RunData(run, [_cell(c, stats.get(c[0]), cold_jit.get(c[0])) for c in cells])
+    return RunData(run, [_cell(c, stats.get(c[0]), cold_jit.get(c[0]), nodes.get(c[0], {}))
+                         for c in cells])
+
+
+def node_medians(rows: list[tuple]) -> dict[int, dict[str, dict]]:
+    """cell id -> node -> figure -> median over the cell's measured repetitions."""
+    values: dict[int, dict[str, dict[str, list]]] = {}
+    for cell_id, nodes in rows:
+        for node, figures in json.loads(nodes).items():
+            per = values.setdefault(cell_id, {}).setdefault(node, {})
+            for key, value in figures.items():
+                if isinstance(value, (int, float)):
+                    per.setdefault(key, []).append(value)
+    return {cell_id: {node: {k: statistics.median(v) for k, v in figures.items()}
+                      for node, figures in nodes.items()}
+            for cell_id, nodes in values.items()}
 
 
 def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None) -> Cell:
+def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
+          nodes: dict | None = None) -> Cell:
     (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
      status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
      eviction, counters, setting, steady, steady_note) = row
@@ -193,7 +220,7 @@ def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None) -> 
     extra = {k: v for k, v in zip(EXTRA_TIMES, values[9:]) if v is not None}
     over_paired_floor = values[9 + len(EXTRA_TIMES)]
     return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
-                   io=_stat(values[6:9]), extra=extra,
+                   io=_stat(values[6:9]), extra=extra, nodes=nodes or {},
                    cold_jit_ns=None if cold_jit_ns is None else float(cold_jit_ns),
                    over_paired_floor=None if over_paired_floor is None
                    else float(over_paired_floor))

@@ -14,6 +14,7 @@ from .data import Cell
 from .figures import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
                      floor_series, ok_status, rankings)
+from .net_views import net_views
 from .task_views import memory_views, micro_views, par_views, sort_views
 from .units import TimeUnit, multiple, number, unit_for
 
@@ -187,16 +188,17 @@ TASK_SPECS: dict[str, TaskSpec] = {
                           "client decodes every object). Nodes run in network namespaces on links "
                           "shaped to the plan's rate (tbf; this kernel cannot emulate delay) or "
                           "on loopback; each cell's counters name the network and the measured "
-                          "link rate.", TIMED),
+                          "link rate.", TIMED + (net_views,)),
     "net_aggregate": TaskSpec("Network tree aggregation", "Sparse vectors summed up a binary "
                               "tree (7 nodes by default): leaves send their vector up, every "
                               "other node decodes its children's sums and adds them to its own, "
-                              "the root writes the total; timed at the root.", TIMED),
+                              "the root writes the total; timed at the root.",
+                              TIMED + (net_views,)),
     "net_sort_merge": TaskSpec("Network tree sort-merge", "The same tree over a model with a "
                                "total order: every node sorts its n objects, merges its "
                                "children's sorted streams with them and streams the result up; "
                                "the root writes the whole sorted sequence; timed at the root.",
-                               TIMED),
+                               TIMED + (net_views,)),
 }
 
 

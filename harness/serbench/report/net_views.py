@@ -1,0 +1,68 @@
+"""The network tasks' own views: what the network allowed against what the task took. Per
+implementation and n: the bytes moved, the link's measured rate, the transfer floor (the most
+bytes any one node received, at that node's measured link rate: no task can finish sooner)
+and the time as a multiple of it, so a reader sees whether the network or the work bound the
+task; then each node's cpu / io split, so the bottleneck node is visible."""
+from __future__ import annotations
+
+from .blocks import Row, Table
+from .series import ok_status
+from .task_views import _cells, _status_rows
+from .units import byte_size, multiple, number, unit_for
+
+
+def transfer_floor_ns(c) -> float | None:
+    """Bytes into the busiest node at the slowest measured link rate, or None on loopback."""
+    rates = (c.counters.get("measured_bit") or {}).values()
+    received = [n.get("bytes_received", 0) for n in c.nodes.values()]
+    if not rates or not received:
+        return None
+    return max(received) * 8 / min(rates) * 1e9
+
+
+def network_note(c) -> str:
+    counters = c.counters
+    if counters.get("network") != "namespaces":
+        return counters.get("fallback") or "loopback (no link limit)"
+    rate = counters.get("link_rate_bit")
+    measured = (counters.get("measured_bit") or {}).values()
+    shaped = f"tbf {rate / 1e9:g} Gbit/s" if rate else "unshaped veth"
+    return (f"{shaped}, measured {min(measured) / 1e9:.3g}–{max(measured) / 1e9:.3g} Gbit/s"
+            if measured else shaped)
+
+
+def _ms(ns: float) -> str:
+    return f"{ns / 1e6:,.1f}"
+
+
+def net_views(tm) -> list:
+    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured),
+                      key=lambda sc: (sc[0].label, sc[1].n))
+    columns = ["implementation", "n", "time", "bytes moved", "network",
+               "× transfer floor", "busiest node (cpu / io ms)", "status"]
+    rows = []
+    for s, c in measured:
+        unit = unit_for(c.total.median)
+        floor = transfer_floor_ns(c)
+        busiest = max(c.nodes.items(), key=lambda kv: kv[1].get("cpu_ns", 0), default=None)
+        node = (f"{busiest[0]} ({_ms(busiest[1].get('cpu_ns', 0))} / "
+                f"{_ms(busiest[1].get('io_ns', 0))})") if busiest else ""
+        rows.append(Row([s.label, f"{c.n:,}", f"{number(unit.of(c.total.median))} {unit.name}",
+                         byte_size(c.counters.get("bytes_moved", 0)), network_note(c),
+                         multiple(c.total.median / floor) if floor else "—", node,
+                         ok_status(c)]))
+    blocks = [Table(f"{tm.task} · {tm.model}: network", columns,
+                    rows + _status_rows(_cells(tm), len(columns)),
+                    numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1)]
+    at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
+    if at_n:
+        node_rows = [Row([s.label, name, _ms(f.get("total_ns", 0)), _ms(f.get("cpu_ns", 0)),
+                          _ms(f.get("io_ns", 0)), byte_size(f.get("bytes_sent", 0)),
+                          byte_size(f.get("bytes_received", 0)),
+                          byte_size(f.get("peak_rss_bytes", 0))])
+                     for s, c in at_n for name, f in sorted(c.nodes.items())]
+        blocks.append(Table(f"{tm.task} · {tm.model}: every node at n = {tm.n:,}",
+                            ["implementation", "node", "total ms", "cpu ms", "io ms (sockets, "
+                             "files)", "sent", "received", "peak RSS"], node_rows,
+                            numeric=frozenset({2, 3, 4, 5, 6, 7})))
+    return blocks
