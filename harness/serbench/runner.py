@@ -32,14 +32,13 @@ from .checksum import MASK, hex64, object_hash, set_checksum
 from .datasets.manifest import Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess, find_drivers
 from .native import NativeError, datagen_path
-from .order import sorted_distinct_checksum
 from .paths import cache_dir, data_root, home
-from .network.measure import Networks, measure as network_measure
-from .plan import NET_TASKS, RAW, Cell, Plan, expand, summary
-from .sizes import SizesError, library_bytes, measure
+from .network.measure import Networks
+from .plan import RAW, Cell, Plan, expand, summary
 from . import steady
 from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id
+from .tasks import TASKS
 
 HEX_SUM = re.compile(r"[0-9a-f]{16}")  # u64 sums travel as 16 lowercase hex digits
 
@@ -445,29 +444,7 @@ class Runner:
     # -- one cell ------------------------------------------------------------------------------
 
     def run_cell(self, driver: DriverProcess, cell: Cell) -> CellResult:
-        if cell.task == "write":
-            return self.run_write(driver, cell)
-        if cell.task == "micro":
-            return self.run_micro(driver, cell)
-        source = self.file_for(driver, cell)
-        if source.problem is not None:
-            return source.problem
-        if cell.task == "sizes":
-            return self.run_sizes(cell, source.base)
-        if cell.task in NET_TASKS:
-            depths = self.infos[cell.language]["methods"][cell.method]["depths"]
-            return network_measure(cell, source.base, self.dataset_hashes(cell), self.drivers,
-                                   driver, cell.depth or depths[0],
-                                   self.run_dir / "net" / f"cell{cell.cell_id}", self.networks)
-        if cell.task == "sort_dedup":
-            return self.run_sort(driver, cell, source.base)
-        params, expected = self.read_params(cell, source.base)
-        if cell.floor_rounds:
-            return self.timed_with_floor(driver, cell, params, expected)
-        result = self.timed(driver, cell, params, expected)
-        if cell.method == RAW and result.status == "ok":
-            self.cross_check_raw(cell, params, result)
-        return result
+        return TASKS[cell.task](self, driver, cell)
 
     def request_run(self, driver: DriverProcess, cell: Cell, params: dict) -> dict:
         return driver.request("run", task=cell.task, model=cell.model, method=cell.method,
@@ -505,145 +482,8 @@ class Runner:
                           counters=counters, params=params,
                           samples=samples if status == "ok" else [])
 
-    def timed_with_floor(self, driver: DriverProcess, cell: Cell, params: dict,
-                         expected: dict) -> CellResult:
-        """The read's repetitions in `floor_rounds` rounds, each followed in the same process
-        by as many raw reads of the same file; every measured sample carries the raw sample
-        of its place in the round as `floor_ns`. On a VM whose speed moves by tens of percent
-        over seconds, a read and a floor timed minutes apart are not comparable; these are.
-        Later rounds warm up once (the driver's page buffer is per request)."""
-        floor = replace(cell, method=RAW, depth="", variant=cell.method, floor_rounds=0)
-        recorded = {**params, "floor_rounds": cell.floor_rounds}
-        samples, first, floor_sum = [], None, None
-        asked = {k: v for k, v in params.items() if k != "warmup_max_ms"}
-        for number, repetitions in enumerate(rounds(cell.repetitions, cell.floor_rounds)):
-            warm = ({} if number == 0 else {"warmups": 1, "warmup_ms": 0, "warmup_max_ms": 0})
-            round_cell = replace(cell, repetitions=repetitions, **warm)
-            round_params = {**asked, **warm_up(round_cell), "repetitions": repetitions}
-            read = self.timed(driver, round_cell, round_params, expected)
-            if read.status != "ok":
-                return replace(read, params=recorded)
-            raw = self.timed(driver, replace(floor, repetitions=repetitions,
-                                             warmups=round_cell.warmups,
-                                             warmup_ms=round_cell.warmup_ms,
-                                             warmup_max_ms=round_cell.warmup_max_ms),
-                             round_params, {"count": cell.n, "sum": floor_sum})
-            if raw.status == "ok" and floor_sum is None:
-                self.cross_check_raw(floor, round_params, raw)
-                floor_sum = raw.got["sum"]
-            if raw.status != "ok":
-                what = f"the raw floor of the same file, round {number + 1}: "
-                return replace(raw, message=what + (raw.message or ""), samples=[],
-                               params=recorded)
-            first = first or read
-            samples += numbered_on(paired(read.samples, raw.samples), samples)
-        return replace(first, samples=samples, params=recorded)
-
     def common_params(self, cell: Cell) -> dict:
         return {"cold": cell.cold, **warm_up(cell), "repetitions": cell.repetitions}
-
-    def run_micro(self, driver: DriverProcess, cell: Cell) -> CellResult:
-        """In-memory encode and decode of the first n objects (of the k-sweep input for
-        `arrays`); the decoded objects' set checksum must match."""
-        k = cell.settings.get("k")
-        if k is None:
-            source = data_path(cell.dataset_dir, cell.model)
-            expected = set_checksum_of(self.dataset_hashes(cell)[i] for i in range(cell.n))
-        else:
-            source = sweep_input(k, cell.n)
-            with open(source, "rb") as f:
-                expected = set_checksum_of([object_hash(cell.model, json.loads(f.readline()))]
-                                           * cell.n)
-        params = {"input": str(source), "n": cell.n, "iterations": cell.iterations,
-                  "buffer": cell.settings["buffer"], **self.common_params(cell)}
-        return self.timed(driver, cell, params, expected)
-
-    def run_sort(self, driver: DriverProcess, cell: Cell, base: Path) -> CellResult:
-        """External sort of the method's file; the output must be the dataset's distinct
-        objects in total order (count and sequence checksum)."""
-        manifest = load_manifest(cell.dataset_dir, cell.model)
-        expected = self.sorted_expectation(cell, manifest)
-        output = self.run_dir / "sort" / str(cell.cell_id)
-        shutil.rmtree(output, ignore_errors=True)
-        output.mkdir(parents=True)
-        params = {"input": str(base), "output": str(output),
-                  "budget_bytes": cell.settings["budget_bytes"], "page_size": cell.page_size,
-                  **self.common_params(cell)}
-        try:
-            result = self.timed(driver, cell, params, expected)
-        finally:
-            shutil.rmtree(output, ignore_errors=True)
-        objects = (result.counters or {}).get("input_objects")
-        if result.status == "ok" and objects != manifest.count:
-            result = CellResult("invalid", "checksum_mismatch",
-                                f"sort_dedup: counters.input_objects = {objects!r}, the input "
-                                f"holds {manifest.count}", expected=result.expected,
-                                got=result.got, counters=result.counters, params=params)
-        return result
-
-    def sorted_expectation(self, cell: Cell, manifest: Manifest) -> dict:
-        key = (cell.dataset_dir, cell.model, "sorted")
-        if key not in self.expectations:
-            expected = sorted_distinct_checksum(cell.model,
-                                                data_path(cell.dataset_dir, cell.model))
-            if expected["count"] != manifest.distinct_count:
-                raise RunError(f"{data_path(cell.dataset_dir, cell.model)}: "
-                               f"{expected['count']} distinct objects, the manifest says "
-                               f"{manifest.distinct_count}; the dataset is damaged")
-            self.expectations[key] = expected
-        return self.expectations[key]
-
-    def run_sizes(self, cell: Cell, base: Path) -> CellResult:
-        """Computed here, for every language alike, from the file `scan` already checked."""
-        manifest = load_manifest(cell.dataset_dir, cell.model)
-        method = self.infos[cell.language]["methods"][cell.method]
-        params = {"input": str(base)}
-        try:
-            counters = measure(base, method.get("files", []))
-            if "jars" in method:
-                counters["library_bytes"] = library_bytes(method["jars"])
-        except (SizesError, OSError) as exc:
-            return CellResult("failed", "sizes", str(exc), params=params)
-        checksum = dict(manifest.set_checksum)
-        if counters["objects"] != manifest.count:
-            return CellResult("invalid", "checksum_mismatch",
-                              f"sizes: the file holds {counters['objects']} objects, the "
-                              f"dataset {manifest.count}", counters=counters, params=params)
-        return CellResult("ok", expected=checksum, got=checksum, counters=counters,
-                          params=params, message="checksum: scan of the file")
-
-    def run_write(self, driver: DriverProcess, cell: Cell) -> CellResult:
-        manifest = load_manifest(cell.dataset_dir, cell.model)
-        base = self.file_base(cell, cell.method, cell.variant)
-        base.parent.mkdir(parents=True, exist_ok=True)
-        params = {"input": str(data_path(cell.dataset_dir, cell.model)), "output": str(base),
-                  "page_size": cell.page_size, **self.common_params(cell)}
-        result = self.timed(driver, cell, params, dict(manifest.set_checksum))
-        if result.status == "ok":
-            objects = result.counters.get("objects")
-            if objects != manifest.count:
-                result = CellResult("invalid", "checksum_mismatch",
-                                    f"write: counters.objects = {objects!r}, the dataset has "
-                                    f"{manifest.count}", expected=result.expected,
-                                    got=result.got, counters=result.counters, params=params)
-            else:
-                result = self.scan_written(driver, cell, base, manifest, result)
-        if result.status != "unsupported":  # else reads make their file with encode
-            key = self.file_key(cell, cell.language, cell.method, cell.variant)
-            self.files[key] = FileState(base, None if result.status == "ok" else CellResult(
-                "failed", "no_input", f"the file of write cell {cell.cell_id} is unusable "
-                                      f"({result.status}: {result.message})"))
-        return result
-
-    def scan_written(self, driver: DriverProcess, cell: Cell, base: Path, manifest: Manifest,
-                     result: CellResult) -> CellResult:
-        """Read the new file back with `scan`: a write is ok only if its file is right."""
-        problem = self.scan_problem(driver, cell, base, manifest)
-        if problem is None:
-            return result
-        problem.params, problem.expected, problem.got = result.params, result.expected, result.got
-        problem.counters = result.counters
-        return problem
 
     def scan_problem(self, driver: DriverProcess, cell: Cell, base: Path,
                      manifest: Manifest) -> CellResult | None:
@@ -673,6 +513,11 @@ class Runner:
         return None
 
     # -- files ---------------------------------------------------------------------------------
+
+    def keep_file(self, cell: Cell, base: Path, problem: CellResult | None) -> None:
+        """A write cell's file, for the reads of its method (and why not, if unusable)."""
+        key = self.file_key(cell, cell.language, cell.method, cell.variant)
+        self.files[key] = FileState(base, problem)
 
     def file_key(self, cell: Cell, language: str, method: str, variant: str) -> tuple:
         return (cell.dataset_dir, cell.model, cell.page_size, language, method, variant)
@@ -727,72 +572,11 @@ class Runner:
 
     # -- reads ---------------------------------------------------------------------------------
 
-    def read_params(self, cell: Cell, base: Path) -> tuple[dict, dict]:
-        """Request params and the expected checksum of a read cell (read_seq, read_rand,
-        read_par over either selection, memory over the first n objects)."""
-        manifest = load_manifest(cell.dataset_dir, cell.model)
-        params = {"input": str(base), "n": cell.n, **self.common_params(cell)}
-        mode = cell.settings.get("mode")
-        if cell.task == "read_par":
-            params.update(threads=cell.threads, mode=mode)
-        if cell.task == "memory":
-            chosen = range(cell.n)
-        elif cell.task == "read_seq" or mode == "seq":
-            start = read_seq_start(cell.seed, cell.model, manifest.count, cell.n)
-            params["start"] = start
-            chosen = range(start, start + cell.n)
-        else:
-            path = ids_file(cell.model, manifest.count, cell.n, cell.seed)
-            params["ids"] = str(path)
-            chosen = read_ids(path)
-        if cell.method == RAW:  # raw hashes bytes, not values: the other drivers are the check
-            return params, {"count": cell.n, "sum": None}
-        hashes = self.dataset_hashes(cell)
-        return params, set_checksum_of(hashes[i] for i in chosen)
-
     def dataset_hashes(self, cell: Cell) -> array:
         key = (cell.dataset_dir, cell.model)
         if key not in self.hashes:
             self.hashes[key] = dataset_hashes(cell.dataset_dir, cell.model)
         return self.hashes[key]
-
-    def cross_check_raw(self, cell: Cell, params: dict, result: CellResult) -> None:
-        """Every other driver reads the same file raw once; all checksums must agree."""
-        checks = {}
-        for language in sorted(self.drivers):
-            if language == cell.language or not self.offers_raw(language, cell):
-                continue
-            peer = self.peer(language, cell)
-            if peer is None:
-                continue
-            once = {**params, "warmups": 0, "warmup_ms": 0, "warmup_max_ms": 0, "repetitions": 1,
-                    "cold": False}
-            try:
-                response = self.request_run(peer, cell, once)
-                checks[language] = checksum_of(response["result"]) if response[
-                    "status"] == "ok" else None
-            except (DriverFailure, BadAnswer):
-                self._peers[language] = None
-                checks[language] = None
-        agreed = {k: v for k, v in checks.items() if v is not None}
-        for language, got in agreed.items():
-            problem = mismatch(f"raw read by {language}", result.got, got)
-            if problem:
-                result.status, result.error_kind, result.samples = "invalid", "checksum_mismatch", []
-                result.message = f"{problem} ({language} read {got['sum']})"
-                break
-        if agreed:
-            result.expected = next(iter(agreed.values()))
-        unchecked = sorted(set(checks) - set(agreed))
-        if result.status == "ok":
-            result.message = ("raw checksum not cross-checked: no other driver" if not checks
-                              else f"cross-checked by {', '.join(agreed) or 'nobody'}"
-                              + (f"; not by {', '.join(unchecked)}" if unchecked else ""))
-
-    def offers_raw(self, language: str, cell: Cell) -> bool:
-        info = self.infos[language]
-        raw = info["methods"].get(RAW)
-        return raw is not None and cell.model in raw["models"] and cell.task in info["tasks"]
 
     def peer(self, language: str, cell: Cell) -> DriverProcess | None:
         if language not in self._peers:
@@ -801,6 +585,10 @@ class Runner:
             except DriverFailure:
                 self._peers[language] = None
         return self._peers[language]
+
+    def drop_peer(self, language: str) -> None:
+        """A peer that failed is not asked again in this batch."""
+        self._peers[language] = None
 
     def close_peers(self) -> None:
         for peer in self._peers.values():
