@@ -203,7 +203,8 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
         cells = results.cells(run["run_id"])
         samples = results.con.execute(
             "SELECT cell_id, extra FROM samples WHERE run_id = ?", [run["run_id"]]).fetchall()
-    assert {c["status"] for c in cells} == {"ok"}, [c["message"] for c in cells]
+    assert {c["status"] for c in cells} == {"ok"}, [c["message"] for c in cells
+                                                      if c["status"] != "ok"]
     settings = {(c["model"], c["method"], c["setting"], c["n"]) for c in cells}
     for model, per_server in (("part", 8), ("trade", 4)):
         for source in ("ram", "disk", "decode"):

@@ -54,6 +54,10 @@ def test_embedded_plans_load():
     warm_reads = [g for g in figures.groups if "read_seq" in g.tasks]
     assert warm_reads and not any(g.params.cold for g in warm_reads)
     assert {t for g in figures.groups for t in g.tasks} == {"read_seq", "micro", "sizes"}
+    network = load_embedded("network")
+    assert {t for g in network.groups for t in g.tasks} == {"net_fetch", "net_aggregate",
+                                                            "net_sort_merge"}
+    assert all(g.params.network == "1gbit" for g in network.groups)
 
 
 def test_the_default_plan_can_show_steady_state_where_the_studies_depend_on_it():

@@ -91,7 +91,7 @@ DEPTHS = ("materialize", "access", "key")
 RAW = "raw"
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 CPU_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
-EMBEDDED = ("default", "full", "figures")
+EMBEDDED = ("default", "full", "figures", "network")
 
 
 class PlanError(ValueError):

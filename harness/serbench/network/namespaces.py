@@ -104,12 +104,12 @@ class NamespaceNetwork:
         return self.namespaces[index]
 
     def _add(self, index: int) -> None:
-        ns, host_end = f"sb{self.tag}n{index}", f"sb{self.tag}v{index}"
+        ns = f"sb{self.tag}n{index}"
         self.namespaces.append(ns)
         self._record()
         ip("netns", "add", ns)
-        ip("link", "add", host_end, "type", "veth", "peer", "name", "eth0", "netns", ns)
-        ip("link", "set", host_end, "master", self.bridge, "up")
+        ip("link", "add", host_end(ns), "type", "veth", "peer", "name", "eth0", "netns", ns)
+        ip("link", "set", host_end(ns), "master", self.bridge, "up")
         ip("-n", ns, "addr", "add", f"{self.address(index)}/24", "dev", "eth0")
         ip("-n", ns, "link", "set", "eth0", "up")
         ip("-n", ns, "link", "set", "lo", "up")
@@ -117,7 +117,7 @@ class NamespaceNetwork:
             shape = ["root", "tbf", "rate", f"{self.rate_bit}bit", "burst",
                      str(burst_bytes(self.rate_bit)), "latency", TBF_LATENCY]
             tc(ns, "qdisc", "add", "dev", "eth0", *shape)
-            tc(None, "qdisc", "add", "dev", host_end, *shape)
+            tc(None, "qdisc", "add", "dev", host_end(ns), *shape)
         self.throughput_bit[ns] = self.probe(index)
 
     def probe(self, index: int) -> float:
@@ -204,8 +204,17 @@ def free_subnet() -> int:
     raise NetworkError("no free 10.77.x.0/24 subnet")
 
 
+def host_end(namespace: str) -> str:
+    """The bridge-side end of a namespace's veth pair (`sb<tag>n<i>` -> `sb<tag>v<i>`)."""
+    tag, index = namespace.rsplit("n", 1)
+    return f"{tag}v{index}"
+
+
 def remove(bridge: str, namespaces: list[str]) -> None:
+    # the veth pairs first and explicitly: a deleted namespace releases its end only when the
+    # kernel gets to it, which may be after this returns
     for ns in namespaces:
+        ip("link", "del", host_end(ns), check=False)
         ip("netns", "del", ns, check=False)
     ip("link", "del", bridge, check=False)
 

@@ -253,6 +253,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         let entries = &index[HEADER_BYTES..];
         let mut frame = vec![0, m as u8];
         frame.extend_from_slice(&((entries.len() / ENTRY_BYTES) as u32).to_le_bytes());
+        frame.extend_from_slice(&[0; 4]);
         frame.extend_from_slice(entries);
         frame.extend_from_slice(&pages);
         out.push(("net", format!("{model}"), frame));

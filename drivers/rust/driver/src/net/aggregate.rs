@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::node::Node;
 use super::pages::{for_each_object, net_page_bytes, Packer, DEFAULT_NET_PAGE};
-use super::wire::{peer_failure, FrameKind, Link};
+use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
 use crate::protocol::{Failure, Kind};
@@ -108,7 +108,7 @@ fn receive<M: ModelType, C: Codec<M>>(
     page_size: u32,
     timer: &IoTimer,
 ) -> Result<SparseVector, Failure> {
-    let mut payload = Vec::new();
+    let mut payload = Payload::default();
     let mut codec = C::default();
     let mut vectors = Vec::with_capacity(1);
     let mut frames = 0;

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::node::Node;
 use super::pages::{net_page_bytes, ship, Packer, Receiver, Streamed, DEFAULT_NET_PAGE};
-use super::wire::{peer_failure, FrameKind, Link};
+use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
 use crate::paged::{Expect, PageBuffer, PageReader};
@@ -188,7 +188,7 @@ struct Client<M, C> {
     model: String,
     /// The depth every received object is decoded at (`decode`), else None.
     decode: Option<Depth>,
-    buffers: Vec<Vec<u8>>,
+    buffers: Vec<Payload>,
     _types: PhantomData<fn() -> (M, C)>,
 }
 
@@ -229,7 +229,7 @@ impl<M: ModelType, C: Codec<M>> Client<M, C> {
     }
 
     /// One server's stream into its own paged file, named after the server.
-    fn fetch(&self, link: &mut Link, payload: &mut Vec<u8>) -> Result<Fetched, Failure> {
+    fn fetch(&self, link: &mut Link, payload: &mut Payload) -> Result<Fetched, Failure> {
         let timer = IoTimer::default();
         let started = Instant::now();
         let base = self.output.join(&link.peer);
@@ -309,7 +309,7 @@ impl<M: ModelType, C: Codec<M>> Role for Client<M, C> {
 
     fn repetition(&mut self, links: &mut Links, timer: &IoTimer) -> Result<Outcome, Failure> {
         let mut buffers = std::mem::take(&mut self.buffers);
-        buffers.resize_with(links.dialed.len(), Vec::new);
+        buffers.resize_with(links.dialed.len(), Payload::default);
         let this = &*self;
         let fetched: Vec<Result<Fetched, Failure>> = thread::scope(|scope| {
             let threads: Vec<_> = links

@@ -15,18 +15,28 @@ use crate::paged::{data_path, index_path, Entry, PageReader};
 use crate::protocol::{Failure, Kind};
 use crate::timing::{IoTimer, TimedFile};
 
+/// A pages frame starts with the entry count and a reserved zero word, so the entries and
+/// the pages after them keep 8-byte alignment in an aligned buffer.
+pub const HEAD: usize = 8;
+
 /// The default network page: the studies' 20 MiB.
 pub const DEFAULT_NET_PAGE: u64 = 20 << 20;
 
 /// A network page size from a request: at least one storage page, at most a frame.
 pub fn net_page_bytes(requested: u64, page_size: u32) -> Result<usize, Failure> {
-    if requested < page_size as u64 + 4 + ENTRY_BYTES as u64 || requested > MAX_FRAME as u64 {
+    if requested < page_size as u64 + (HEAD + ENTRY_BYTES) as u64 || requested > MAX_FRAME as u64 {
         return Err(Failure::bad_request(format!(
             "params.net_page_bytes must be between a storage page ({page_size} bytes) plus one \
              entry and {MAX_FRAME}, got {requested}"
         )));
     }
     Ok(requested as usize)
+}
+
+fn frame_head(count: u32) -> [u8; HEAD] {
+    let mut head = [0u8; HEAD];
+    head[..4].copy_from_slice(&count.to_le_bytes());
+    head
 }
 
 /// Counts of one stream, as the `End` frame reports them.
@@ -79,7 +89,7 @@ impl Packer {
         encode(&mut self.pages);
         let len = self.pages.len() - at;
         // an object larger than a network page travels alone, in a frame up to the maximum
-        if len == 0 || len.div_ceil(p) * p > MAX_FRAME - 4 - ENTRY_BYTES {
+        if len == 0 || len.div_ceil(p) * p > MAX_FRAME - HEAD - ENTRY_BYTES {
             return Err(Failure::new(
                 Kind::Internal,
                 format!("an object of {len} bytes does not fit a frame of {MAX_FRAME}"),
@@ -94,7 +104,7 @@ impl Packer {
             self.page_start = next;
             at = next;
         }
-        let entries_after = 4 + (self.count as usize + 1) * ENTRY_BYTES;
+        let entries_after = HEAD + (self.count as usize + 1) * ENTRY_BYTES;
         if at == self.page_start && self.page_start > 0 && at + len + entries_after > self.budget {
             self.send_pages(self.page_start, link, timer)?;
             self.pages.drain(..self.page_start);
@@ -120,7 +130,7 @@ impl Packer {
     fn send_pages(&mut self, end: usize, link: &mut Link, timer: &IoTimer) -> Result<(), Failure> {
         link.send(
             FrameKind::Pages,
-            &[&self.count.to_le_bytes(), &self.entries, &self.pages[..end]],
+            &[&frame_head(self.count), &self.entries, &self.pages[..end]],
             timer,
         )?;
         self.streamed.objects += self.count as u64;
@@ -171,7 +181,7 @@ pub fn ship(
             .map_err(|e| Failure::io(reader.data_path(), &e))?;
         link.send(
             FrameKind::Pages,
-            &[&count.to_le_bytes(), entries, buffer],
+            &[&frame_head(*count), entries, buffer],
             timer,
         )?;
         streamed.objects += *count as u64;
@@ -186,8 +196,8 @@ pub fn ship(
         let last = e.page + e.pages(header.page_size) - 1;
         match last_page {
             Some(lp) if e.page > lp => {
-                let bytes =
-                    (last - first_page + 1) * p + 4 + (count as u64 + 1) * ENTRY_BYTES as u64;
+                let bytes = (last - first_page + 1) * p
+                    + (HEAD + (count as usize + 1) * ENTRY_BYTES) as u64;
                 if bytes > budget as u64 {
                     send(first_page, lp, &mut entries, &mut count)?;
                     first_page = e.page;
@@ -223,12 +233,13 @@ pub fn for_each_object<'p>(
     let bad =
         |what: String| Failure::corrupt(format!("peer {peer}: network page {frame_no}: {what}"));
     let count = payload
-        .get(..4)
-        .map(|b| u32::from_le_bytes(b.try_into().unwrap()) as usize)
-        .ok_or_else(|| bad("shorter than its entry count".into()))?;
+        .get(..HEAD)
+        .filter(|head| head[4..] == [0; 4])
+        .map(|head| u32::from_le_bytes(head[..4].try_into().unwrap()) as usize)
+        .ok_or_else(|| bad("has no entry count and zero word".into()))?;
     let pages_at = count
         .checked_mul(ENTRY_BYTES)
-        .and_then(|e| e.checked_add(4))
+        .and_then(|e| e.checked_add(HEAD))
         .filter(|&end| end <= payload.len())
         .ok_or_else(|| {
             bad(format!(
@@ -236,7 +247,7 @@ pub fn for_each_object<'p>(
                 payload.len()
             ))
         })?;
-    let (entries, pages) = (&payload[4..pages_at], &payload[pages_at..]);
+    let (entries, pages) = (&payload[HEAD..pages_at], &payload[pages_at..]);
     let p = page_size as usize;
     let mut end_of_previous = 0usize;
     for (i, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
@@ -392,6 +403,7 @@ mod tests {
     use super::*;
     use crate::methods::handcoded::Handcoded;
     use crate::methods::Codec;
+    use crate::net::wire::Payload;
     use crate::protocol::Depth;
     use crate::tasks::write::write_file;
     use crate::tasks::{read_objects, Read, Selection};
@@ -426,7 +438,7 @@ mod tests {
     fn receive(mut link: Link, base: &Path) -> (Streamed, SetChecksum) {
         let timer = IoTimer::default();
         let mut receiver = Receiver::create(base, P, &timer).unwrap();
-        let mut payload = Vec::new();
+        let mut payload = Payload::default();
         while link.recv(&mut payload, &timer).unwrap() == FrameKind::Pages {
             receiver
                 .frame(&payload, "sender", |bytes| {
@@ -473,7 +485,7 @@ mod tests {
         };
         let timer = IoTimer::default();
         // room for four pages a frame: the 200-byte object alone takes four
-        let mut packer = Packer::new(P, 4 * P as usize + 4 + 16 * 8);
+        let mut packer = Packer::new(P, 4 * P as usize + HEAD + 16 * 8);
         for o in &objects {
             packer
                 .push(
@@ -519,7 +531,7 @@ mod tests {
         let sent = ship(
             &reader,
             (start, n),
-            3 * P as usize + 4 + 16 * 8,
+            3 * P as usize + HEAD + 16 * 8,
             &mut Vec::new(),
             &mut tx,
             &timer,
@@ -545,7 +557,7 @@ mod tests {
             offset: 60,
             length: 8,
         };
-        let mut payload = 1u32.to_le_bytes().to_vec();
+        let mut payload = frame_head(1).to_vec();
         payload.extend(entry.to_bytes());
         payload.extend([0u8; 64]);
         let e = receiver
@@ -558,7 +570,7 @@ mod tests {
             "{e}"
         );
         let e = receiver
-            .frame(&u32::MAX.to_le_bytes(), "server3", |_| Ok(None))
+            .frame(&frame_head(u32::MAX), "server3", |_| Ok(None))
             .unwrap_err();
         assert!(e.message.contains("entries do not fit"), "{e}");
     }

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::node::Node;
 use super::pages::{for_each_object, net_page_bytes, Packer, DEFAULT_NET_PAGE};
-use super::wire::{peer_failure, FrameKind, Link};
+use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
 use crate::paged::{Expect, PageBuffer, PageReader, PageWriter};
@@ -98,7 +98,7 @@ impl<M: ModelType, C: Codec<M>> TreeSort<M, C> {
 /// One child's sorted stream, decoded a network page at a time.
 struct Incoming<'l, M> {
     link: &'l mut Link,
-    payload: Vec<u8>,
+    payload: Payload,
     frames: u64,
     ready: VecDeque<M>,
     ended: bool,
@@ -172,7 +172,7 @@ impl<M: ModelType, C: Codec<M>> Role for TreeSort<M, C> {
             .iter_mut()
             .map(|link| Incoming {
                 link,
-                payload: Vec::new(),
+                payload: Payload::default(),
                 frames: 0,
                 ready: VecDeque::new(),
                 ended: false,

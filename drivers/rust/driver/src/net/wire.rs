@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::paged::PageBuffer;
 use crate::protocol::{Failure, Kind};
 use crate::timing::IoTimer;
 
@@ -42,6 +43,30 @@ impl FrameKind {
         [Hello, Control, Pages, End, Request, Error]
             .into_iter()
             .find(|k| *k as u8 == b)
+    }
+}
+
+/// A received frame's payload, in a 4096-aligned buffer reused from frame to frame: network
+/// pages keep the paged file's alignment, so in-place formats read objects where they lie.
+#[derive(Default)]
+pub struct Payload {
+    buffer: PageBuffer,
+    len: usize,
+}
+
+impl Payload {
+    /// The first `len` bytes, to be filled.
+    fn fill(&mut self, len: usize) -> &mut [u8] {
+        self.len = len;
+        self.buffer.first_mut(len)
+    }
+}
+
+impl std::ops::Deref for Payload {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.buffer.bytes()[..self.len]
     }
 }
 
@@ -117,16 +142,15 @@ impl Link {
 
     /// Receives one frame into `payload` (reused; resized to the frame's length). An error
     /// frame from the peer becomes the failure it names.
-    pub fn recv(&mut self, payload: &mut Vec<u8>, timer: &IoTimer) -> Result<FrameKind, Failure> {
+    pub fn recv(&mut self, payload: &mut Payload, timer: &IoTimer) -> Result<FrameKind, Failure> {
         let mut header = [0u8; HEADER];
         timer
             .time(|| self.stream.read_exact(&mut header))
             .map_err(|e| self.read_failure(e))?;
         let (kind, len) = parse_header(header, &self.peer)?;
-        payload.clear();
-        payload.resize(len, 0);
+        let into = payload.fill(len);
         timer
-            .time(|| self.stream.read_exact(payload))
+            .time(|| self.stream.read_exact(into))
             .map_err(|e| self.read_failure(e))?;
         self.bytes_received += (HEADER + len) as u64;
         if kind == FrameKind::Error {
@@ -137,7 +161,7 @@ impl Link {
 
     /// Receives one frame that must be `want` and carry a JSON object.
     pub fn recv_json(&mut self, want: FrameKind, timer: &IoTimer) -> Result<Value, Failure> {
-        let mut payload = Vec::new();
+        let mut payload = Payload::default();
         let kind = self.recv(&mut payload, timer)?;
         if kind != want {
             return Err(peer_failure(
@@ -280,7 +304,7 @@ impl Hello {
 
 /// Reads a fresh connection's first frame, which must be a hello.
 pub fn recv_hello(link: &mut Link, timer: &IoTimer) -> Result<Hello, Failure> {
-    let mut payload = Vec::new();
+    let mut payload = Payload::default();
     let kind = link.recv(&mut payload, timer)?;
     if kind != FrameKind::Hello {
         return Err(peer_failure(
@@ -325,9 +349,9 @@ mod tests {
         b.send(FrameKind::Pages, &[b"abc", b"defg"], &t).unwrap();
         b.send_json(FrameKind::Control, &json!({"op": "go"}), &t)
             .unwrap();
-        let mut buf = Vec::new();
+        let mut buf = Payload::default();
         assert_eq!(a.recv(&mut buf, &t).unwrap(), FrameKind::Pages);
-        assert_eq!(buf, b"abcdefg");
+        assert_eq!(&*buf, b"abcdefg");
         assert_eq!(a.recv_json(FrameKind::Control, &t).unwrap()["op"], "go");
         assert_eq!(b.bytes_sent, a.bytes_received);
         assert_eq!(a.bytes_received, 5 + 7 + 5 + 11);
@@ -339,11 +363,11 @@ mod tests {
         let mut header = u32::MAX.to_le_bytes().to_vec();
         header.push(FrameKind::Pages as u8);
         raw.write_all(&header).unwrap();
-        let mut buf = Vec::new();
+        let mut buf = Payload::default();
         let e = a.recv(&mut buf, &IoTimer::default()).unwrap_err();
         assert_eq!(e.kind, Kind::Network);
         assert!(e.message.contains("peer server") && e.message.contains("exceeds the maximum"));
-        assert!(buf.capacity() < 1 << 20);
+        assert!(buf.is_empty());
     }
 
     #[test]
@@ -352,7 +376,9 @@ mod tests {
         raw.write_all(&[10, 0, 0, 0, FrameKind::Pages as u8, 1, 2])
             .unwrap();
         drop(raw);
-        let e = a.recv(&mut Vec::new(), &IoTimer::default()).unwrap_err();
+        let e = a
+            .recv(&mut Payload::default(), &IoTimer::default())
+            .unwrap_err();
         assert!(
             e.message.contains("closed the connection mid-stream"),
             "{e}"
@@ -369,7 +395,9 @@ mod tests {
         let (mut a, raw) = pair();
         let mut b = Link::new("a".into(), raw, Duration::from_secs(5)).unwrap();
         b.send_error(&Failure::corrupt("part.pages: page 3"));
-        let e = a.recv(&mut Vec::new(), &IoTimer::default()).unwrap_err();
+        let e = a
+            .recv(&mut Payload::default(), &IoTimer::default())
+            .unwrap_err();
         assert_eq!(
             e.message,
             "peer server: failed: corrupt_input: part.pages: page 3"
@@ -382,7 +410,9 @@ mod tests {
         let _client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (server, _) = listener.accept().unwrap();
         let mut a = Link::new("quiet".into(), server, Duration::from_millis(50)).unwrap();
-        let e = a.recv(&mut Vec::new(), &IoTimer::default()).unwrap_err();
+        let e = a
+            .recv(&mut Payload::default(), &IoTimer::default())
+            .unwrap_err();
         assert!(
             e.message
                 .contains("peer quiet: sent nothing within the peer timeout"),
