@@ -156,7 +156,7 @@ FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 # every node's own figures in each measured repetition of a network cell
 NODES_SQL = """
 SELECT cell_id, extra->'nodes' FROM samples
-WHERE run_id = ? AND NOT warmup AND extra->'nodes' IS NOT NULL
+WHERE run_id = ? AND NOT warmup AND (extra->'nodes') IS NOT NULL
 """
 
 # the first repetition of each fresh JVM (one per fork), warm-up or not: the JIT was not warm
