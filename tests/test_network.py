@@ -189,7 +189,7 @@ network = "loopback"
 [[group]]
 tasks = ["net_fetch"]
 models = ["part", "trade"]
-methods = ["handcoded", "json_gzip", "rkyv"]
+methods = ["handcoded", "json_gzip", "rkyv", "bson"]
 languages = ["rust"]
 """
 
@@ -223,6 +223,13 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
     # the network table and every node's figures, on the network the plan named
     assert "× transfer floor" in markdown and "busiest node" in markdown
     assert "every node at n = 8" in markdown and "server1" in markdown
+    # the published network findings beside this run's ratios (part: the run has no customer)
+    published = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines()
+                 if line.startswith("| networked requests")}
+    assert "rust n = 3/server: size" in published[
+        "networked requests from disk: time follows size (BSON / JSON+gzip, Customer)"]
+    assert "rust rkyv" in published["networked requests from RAM: in-place against the "
+                                    "closest competitor, small requests"]
 
 
 @pytest.mark.parametrize("line, problem", [

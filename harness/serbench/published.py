@@ -70,6 +70,19 @@ FIGURES: tuple[PublishedFigure, ...] = (
     PublishedFigure("org_memory", "org: memory after reading, JSON vs Protocol Buffers",
                     f"{ORG['json_memory_mb']:,} MB vs {ORG['protobuf_memory_mb']:,} MB",
                     COMPARISON_BLOG, model="org", task="memory", values=ORG),
+    PublishedFigure("net_fetch_disk", "networked requests from disk: time follows size "
+                    "(BSON / JSON+gzip, Customer)",
+                    "size 4:1 gives times 4:1, 6:1, 16:1 for 10K, 100K, 1M objects",
+                    REFERENCE_STUDY, model="customer", task="net_fetch",
+                    values={"size_ratio": 4, "time_ratios": {10_000: 4, 100_000: 6,
+                                                             1_000_000: 16}}),
+    PublishedFigure("net_fetch_ram_inplace", "networked requests from RAM: in-place against "
+                    "the closest competitor, small requests",
+                    "C++ in-place 5-7x faster", REFERENCE_STUDY, task="net_fetch",
+                    values={"low": 5, "high": 7}),
+    PublishedFigure("net_aggregate_spread", "sparse-vector tree aggregation: JSON+gzip / "
+                    "fastest", "up to 100x", REFERENCE_STUDY, model="sparse",
+                    task="net_aggregate", values={"ratio": 100}),
     PublishedFigure("arrays_size", "arrays: encoded size / raw data size",
                     "XML about 6x, Protocol Buffers under 2x", FIRST_BLOG, model="arrays",
                     values={"xml_ratio": 6, "protobuf_ratio": 2}),

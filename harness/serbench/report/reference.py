@@ -177,6 +177,69 @@ def round_trip_ratio(slow: str, fast: str) -> Comparison:
     return compare
 
 
+IN_PLACE = ("rkyv", "inplace")  # the methods that read objects where they lie
+
+
+def _fetch_cells(m: Measured, model: str | None, source: str) -> tuple[str, list] | None:
+    """net_fetch cells of one source: of `model` when the run has them, else of the first
+    model it fetched; (model, [(series, cell)])."""
+    tms = m.tasks.get("net_fetch", [])
+    tm = next((t for t in tms if t.model == model), tms[0] if tms else None)
+    if tm is None:
+        return None
+    found = [(s, c) for s in tm.series for c in s.cells.values()
+             if c.measured and c.steady is not False and c.settings.get("source") == source]
+    return (tm.model, found) if found else None
+
+
+def fetch_size_and_time(slow: str, fast: str) -> Comparison:
+    """From disk: `slow` / `fast` bytes moved and time, per language and request size."""
+    def compare(fig: PublishedFigure, m: Measured) -> Outcome | None:
+        got = _fetch_cells(m, fig.model, "disk")
+        if got is None:
+            return None
+        model, cells = got
+        by = {(s.key.method, s.key.language, c.n): c for s, c in cells}
+        parts = []
+        for (method, lang, n), c in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+            other = by.get((fast, lang, n))
+            if method == slow and other is not None:
+                size = c.counters.get("bytes_moved", 0) / max(other.counters.get("bytes_moved",
+                                                                                   1), 1)
+                parts.append(f"{lang} n = {n:,}/server: size {multiple(size)}, time "
+                             f"{multiple(c.total.median / other.total.median)}")
+        if not parts:
+            return None
+        return Outcome("; ".join(parts), f"{slow} / {fast} from disk, on {model}")
+    return compare
+
+
+def fetch_in_place(fig: PublishedFigure, m: Measured) -> Outcome | None:
+    """From RAM at the smallest request: the closest other method's time / in-place's."""
+    got = _fetch_cells(m, fig.model, "ram")
+    if got is None:
+        return None
+    model, cells = got
+    smallest = min(c.n for _, c in cells)
+    at = [(s, c) for s, c in cells if c.n == smallest]
+    parts = []
+    for s, c in at:
+        if s.key.method not in IN_PLACE:
+            continue
+        others = [(o, oc) for o, oc in at if o.key.language == s.key.language
+                  and o.key.method not in IN_PLACE]
+        if others:
+            o, oc = min(others, key=lambda pair: pair[1].total.median)
+            parts.append(f"{s.key.language} {s.key.method} {_duration(c.total.median)} vs "
+                         f"{o.key.method} {_duration(oc.total.median)}: "
+                         f"{multiple(oc.total.median / c.total.median)}")
+    if not parts:
+        return None
+    return Outcome("; ".join(parts), f"closest competitor / in-place, n = {smallest:,} per "
+                                     f"server, on {model}; on a shaped link the bytes moved "
+                                     "bound both")
+
+
 COMPARISONS: dict[str, Comparison] = {
     "part_size": size_range,
     "lineitem_size": size_range,
@@ -190,6 +253,9 @@ COMPARISONS: dict[str, Comparison] = {
     "org_write": time_ratio("json", "protobuf"),
     "org_read": time_ratio("json", "protobuf"),
     "arrays_size": arrays_ratio,
+    "net_fetch_disk": fetch_size_and_time("bson", "json_gzip"),
+    "net_fetch_ram_inplace": fetch_in_place,
+    "net_aggregate_spread": spread,
 }
 
 
