@@ -30,23 +30,26 @@ def children(i: int, count: int) -> list[int]:
     return [c for c in (2 * i + 1, 2 * i + 2) if c < count]
 
 
+def tree_nodes(count: int, language: str, params_of) -> list[NodeSpec]:
+    """Role `tree` for node i of `count`: it dials its parent, accepts its children;
+    `params_of(i, name)` gives its setup params."""
+    named = names(count)
+    return [NodeSpec(name, "tree", language, params_of(i, name),
+                     (named[(i - 1) // 2],) if i else (), len(children(i, count)))
+            for i, name in enumerate(named)]
+
+
 class Aggregate:
     id = ID
 
     def nodes(self, cell: NetCell) -> list[NodeSpec]:
         p = cell.params
-        count = p["nodes"]
-        named = names(count)
-        specs = []
-        for i, name in enumerate(named):
+
+        def params_of(i: int, name: str) -> dict:
             params = {"input": str(Path(p["inputs"]) / f"{name}.jsonl"),
                       "page_size": p["page_size"], "net_page_bytes": p["net_page_bytes"]}
-            if i == 0:
-                params["output"] = str(p["output"])
-            dial = (named[(i - 1) // 2],) if i else ()
-            specs.append(NodeSpec(name, "tree", p["language"], params, dial,
-                                  len(children(i, count))))
-        return specs
+            return {**params, "output": str(p["output"])} if i == 0 else params
+        return tree_nodes(p["nodes"], p["language"], params_of)
 
     def timing_node(self, cell: NetCell) -> str:
         return names(cell.params["nodes"])[0]

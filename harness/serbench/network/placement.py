@@ -8,6 +8,7 @@ in network namespaces or on Dask workers is another placement, not another runne
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 import queue
 import subprocess
 import threading
@@ -70,18 +71,20 @@ def start_listening(name: str, command: list[str]) -> NodeProcess:
     return node
 
 
-class Placement:
+class Placement(ABC):
     """Starts the nodes of one cell and stops them all on `close` (a clean cell has shut
     them down already; anything still running is killed with its process group)."""
 
     def __init__(self):
         self.nodes: list[NodeProcess] = []
 
+    @abstractmethod
     def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
-        raise NotImplementedError
+        """Starts node `index` of the cell, named `name`, running `driver`'s listen."""
 
+    @abstractmethod
     def describe(self) -> dict:
-        raise NotImplementedError
+        """The network the nodes ran on, for every cell's counters."""
 
     def start(self, name: str, driver: Path) -> NodeProcess:
         node = self.launch(len(self.nodes), name, driver)

@@ -13,7 +13,7 @@ from ..checksum import hex64, object_hash, sequence_checksum, set_checksum
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..order import sort_key
-from .aggregate import children, names
+from .aggregate import names, tree_nodes
 from .cell import NetCell, NodeSpec
 
 ID = "net_sort_merge"
@@ -24,18 +24,12 @@ class SortMerge:
 
     def nodes(self, cell: NetCell) -> list[NodeSpec]:
         p = cell.params
-        count = p["nodes"]
-        named = names(count)
-        specs = []
-        for i, name in enumerate(named):
+
+        def params_of(i: int, name: str) -> dict:
             params = {"input": str(p["input"]), "start": i * p["n"], "n": p["n"],
                       "net_page_bytes": p["net_page_bytes"]}
-            if i == 0:
-                params["output"] = str(p["output"])
-            dial = (named[(i - 1) // 2],) if i else ()
-            specs.append(NodeSpec(name, "tree", p["language"], params, dial,
-                                  len(children(i, count))))
-        return specs
+            return {**params, "output": str(p["output"])} if i == 0 else params
+        return tree_nodes(p["nodes"], p["language"], params_of)
 
     def timing_node(self, cell: NetCell) -> str:
         return names(cell.params["nodes"])[0]
