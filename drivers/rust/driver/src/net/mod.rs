@@ -90,6 +90,21 @@ pub struct Outcome {
     pub extra: Map<String, Value>,
 }
 
+/// A tree node dials at most its parent; the root, which has none, writes to `output`.
+pub fn check_tree_links(task: &str, links: &Links, has_output: bool) -> Result<(), Failure> {
+    if links.dialed.len() > 1 {
+        return Err(Failure::bad_request(format!(
+            "a {task} node dials at most its parent"
+        )));
+    }
+    if links.dialed.is_empty() && !has_output {
+        return Err(Failure::bad_request(
+            "the root (no parent) needs params.output",
+        ));
+    }
+    Ok(())
+}
+
 /// One node's part in a network task, built from its setup.
 pub trait Role {
     /// Checks the links the harness wired against what the role needs.

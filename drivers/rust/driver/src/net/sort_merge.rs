@@ -149,17 +149,7 @@ enum Sink<'a> {
 
 impl<M: ModelType, C: Codec<M>> Role for TreeSort<M, C> {
     fn check_links(&self, links: &Links) -> Result<(), Failure> {
-        if links.dialed.len() > 1 {
-            return Err(Failure::bad_request(
-                "a net_sort_merge node dials at most its parent",
-            ));
-        }
-        if links.dialed.is_empty() && self.output.is_none() {
-            return Err(Failure::bad_request(
-                "the root (no parent) needs params.output",
-            ));
-        }
-        Ok(())
+        super::check_tree_links("net_sort_merge", links, self.output.is_some())
     }
 
     fn repetition(&mut self, links: &mut Links, timer: &IoTimer) -> Result<Outcome, Failure> {
