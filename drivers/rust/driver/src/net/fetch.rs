@@ -76,16 +76,7 @@ impl<M: ModelType, C: Codec<M>> Server<M, C> {
         let timer = IoTimer::default();
         let mut page = PageBuffer::default();
         let mut reader = PageReader::open(&input, expect::<M, C>(), &timer, &mut page)?;
-        if start.checked_add(n).is_none_or(|end| end > reader.count()) {
-            return Err(Failure::new(
-                Kind::OutOfRange,
-                format!(
-                    "objects {start}..{start}+{n} asked, {} holds {}",
-                    input.display(),
-                    reader.count()
-                ),
-            ));
-        }
+        super::check_range(&reader, &input, start, n)?;
         let page_size = reader.header().page_size;
         let budget = net_page_bytes(
             params.u64_or("net_page_bytes", DEFAULT_NET_PAGE)?,

@@ -90,6 +90,26 @@ pub struct Outcome {
     pub extra: Map<String, Value>,
 }
 
+/// Objects `start .. start + n` must be in the file a node serves or sorts.
+pub fn check_range(
+    reader: &crate::paged::PageReader<'_, '_>,
+    input: &std::path::Path,
+    start: u64,
+    n: u64,
+) -> Result<(), Failure> {
+    if start.checked_add(n).is_none_or(|end| end > reader.count()) {
+        return Err(Failure::new(
+            crate::protocol::Kind::OutOfRange,
+            format!(
+                "objects {start}..{start}+{n} asked, {} holds {}",
+                input.display(),
+                reader.count()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A tree node dials at most its parent; the root, which has none, writes to `output`.
 pub fn check_tree_links(task: &str, links: &Links, has_output: bool) -> Result<(), Failure> {
     if links.dialed.len() > 1 {

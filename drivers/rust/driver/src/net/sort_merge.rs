@@ -16,7 +16,7 @@ use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
 use crate::paged::{Expect, PageBuffer, PageReader, PageWriter};
-use crate::protocol::{Failure, Kind};
+use crate::protocol::Failure;
 use crate::tasks::WRITER;
 use crate::timing::IoTimer;
 
@@ -61,16 +61,7 @@ impl<M: ModelType, C: Codec<M>> TreeSort<M, C> {
             page_size: None,
         };
         let mut reader = PageReader::open(input, expect, &timer, &mut page)?;
-        if start.checked_add(n).is_none_or(|end| end > reader.count()) {
-            return Err(Failure::new(
-                Kind::OutOfRange,
-                format!(
-                    "objects {start}..{start}+{n} asked, {} holds {}",
-                    input.display(),
-                    reader.count()
-                ),
-            ));
-        }
+        super::check_range(&reader, &input, start, n)?;
         let page_size = reader.header().page_size;
         let mut partition = Vec::with_capacity(n as usize);
         for k in start..start + n {
