@@ -475,22 +475,29 @@ def install(directory: Path, language: str = "rust", **settings) -> Path:
 def make_dataset(directory: Path, models=("trade", "part"), copies: int = 4) -> Path:
     """A dataset made of the golden vectors repeated `copies` times, with a manifest
     computed by the Python reference (no native tool needed)."""
-    from serbench.datasets.manifest import data_path, manifest_path, summary_to_manifest
-
     vectors = Path(__file__).resolve().parents[1] / "vectors"
-    directory.mkdir(parents=True, exist_ok=True)
     for model in models:
         lines = [line for line in (vectors / f"{model}.jsonl").read_bytes().splitlines()
                  if line.strip()] * copies
-        data_path(directory, model).write_bytes(b"".join(line + b"\n" for line in lines))
-        hashes = [object_hash(model, json.loads(line)) for line in lines]
-        checksum = fold(hashes)
-        summary = {"model": model, "count": len(lines), "distinct": len(set(hashes)),
-                   "sum": checksum["sum"], "bytes": sum(len(line) + 1 for line in lines),
-                   "mean_object_bytes": sum(map(len, lines)) / len(lines),
-                   "max_object_bytes": max(map(len, lines))}
-        manifest = summary_to_manifest(summary, dataset="golden", params={"copies": copies},
-                                       seed=None, replication=copies, generator="tests",
-                                       file=data_path(directory, model).name)
-        manifest_path(directory, model).write_text(manifest.to_json())
+        write_dataset(directory, model, lines, {"copies": copies}, replication=copies)
+    return directory
+
+
+def write_dataset(directory: Path, model: str, lines: list[bytes], params: dict,
+                  replication: int = 1) -> Path:
+    """`lines` as the dataset's file of `model`, with its manifest."""
+    from serbench.datasets.manifest import data_path, manifest_path, summary_to_manifest
+
+    directory.mkdir(parents=True, exist_ok=True)
+    data_path(directory, model).write_bytes(b"".join(line + b"\n" for line in lines))
+    hashes = [object_hash(model, json.loads(line)) for line in lines]
+    checksum = fold(hashes)
+    summary = {"model": model, "count": len(lines), "distinct": len(set(hashes)),
+               "sum": checksum["sum"], "bytes": sum(len(line) + 1 for line in lines),
+               "mean_object_bytes": sum(map(len, lines)) / len(lines),
+               "max_object_bytes": max(map(len, lines))}
+    manifest = summary_to_manifest(summary, dataset="golden", params=params, seed=None,
+                                   replication=replication, generator="tests",
+                                   file=data_path(directory, model).name)
+    manifest_path(directory, model).write_text(manifest.to_json())
     return directory

@@ -23,6 +23,7 @@ from serbench.network.namespaces import NamespaceNetwork, NamespacePlacement
 from serbench.network.placement import LocalPlacement
 from serbench.results import Results
 
+from fake_driver import write_dataset
 from test_end_to_end import cli_ok, home  # noqa: F401  (the fixture)
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
@@ -191,12 +192,20 @@ tasks = ["net_fetch"]
 models = ["part", "trade"]
 methods = ["handcoded", "json_gzip", "rkyv", "bson"]
 languages = ["rust"]
+[[group]]
+tasks = ["net_aggregate"]
+dataset = "SPARSE"
+models = ["sparse"]
+methods = ["handcoded", "json"]
+languages = ["rust"]
+densities = [0.001, 0.005]   # the dataset's vectors: 1 %
 """
 
 
 def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
     plan = tmp_path / "net.toml"
-    plan.write_text(NET_PLAN)
+    plan.write_text(NET_PLAN.replace("SPARSE", str(sparse_dataset(tmp_path / "sparse", 7,
+                                                                    200_000, 0.01))))
     cli_ok("run", str(plan))
     with Results(home / "results.duckdb") as results:
         [run] = results.runs()
@@ -205,6 +214,12 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
             "SELECT cell_id, extra FROM samples WHERE run_id = ?", [run["run_id"]]).fetchall()
     assert {c["status"] for c in cells} == {"ok"}, [c["message"] for c in cells
                                                       if c["status"] != "ok"]
+    trees = [c for c in cells if c["task"] == "net_aggregate"]
+    cells = [c for c in cells if c["task"] == "net_fetch"]
+    densities = {c["setting"]: json.loads(c["counters"])["density"] for c in trees}
+    assert set(densities) == {"tree_depth=3 density=0.001", "tree_depth=3 density=0.005"}
+    assert densities["tree_depth=3 density=0.001"] == pytest.approx(0.001, rel=0.05)
+    assert densities["tree_depth=3 density=0.005"] == pytest.approx(0.005, rel=0.05)
     settings = {(c["model"], c["method"], c["setting"], c["n"]) for c in cells}
     for model, per_server in (("part", 8), ("trade", 4)):
         for source in ("ram", "disk", "decode"):
@@ -212,7 +227,8 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
     for c in cells:
         assert (c["got_count"], c["got_sum"]) == (c["expected_count"], c["expected_sum"])
         assert c["got_count"] == 2 * c["n"]
-    nodes = json.loads(samples[0][1])["nodes"]
+    nodes = json.loads(next(extra for cell_id, extra in samples
+                            if cell_id == cells[0]["cell_id"]))["nodes"]
     assert set(nodes) == {"server0", "server1", "client"}
     assert nodes["client"]["bytes_received"] > 0
     assert not (home / "runs" / run["run_id"] / "net").exists() or \
@@ -223,6 +239,13 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
     # the network table and every node's figures, on the network the plan named
     assert "× transfer floor" in markdown and "busiest node" in markdown
     assert "every node at n = 8" in markdown and "server1" in markdown
+    # the aggregation against density: one row per implementation, one column per density
+    density_table = markdown.split("net_aggregate · sparse: time against density")[1]
+    header, _, *rows = [line for line in density_table.splitlines()
+                        if line.startswith("|")][:4]
+    assert "density 0.001" in header and "density 0.005" in header
+    assert [r.split(" | ")[0].strip("| ") for r in rows] == [
+        "rust · handcoded · materialize · tree_depth=3", "rust · json · materialize · tree_depth=3"]
     # the published network findings beside this run's ratios (part: the run has no customer)
     published = {line.split(" | ")[0].strip("| "): line for line in markdown.splitlines()
                  if line.startswith("| networked requests")}
@@ -245,16 +268,36 @@ def test_impossible_network_parameters_are_refused_by_name(line, problem):
 
 
 def sparse_dataset(directory: Path, vectors: int, dimension: int, density: float) -> Path:
+    """`vectors` random sparse vectors as a dataset with its manifest."""
     import random
     rng = random.Random(7)
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / "sparse.jsonl", "w") as out:
-        for _ in range(vectors):
-            positions = sorted(rng.sample(range(dimension), int(dimension * density)))
-            entries = [{"position": p, "value": rng.randrange(-100_000, 100_000) / 100}
-                       for p in positions]
-            out.write(json.dumps({"dimension": dimension, "entries": entries}) + "\n")
-    return directory
+    lines = []
+    for _ in range(vectors):
+        positions = sorted(rng.sample(range(dimension), int(dimension * density)))
+        entries = [{"position": p, "value": rng.randrange(-100_000, 100_000) / 100}
+                   for p in positions]
+        lines.append(json.dumps({"dimension": dimension, "entries": entries}).encode())
+    return write_dataset(directory, "sparse", lines, {"dimension": dimension,
+                                                      "density": density})
+
+
+def test_thinning_keeps_a_fixed_subset_near_the_density_asked_and_never_adds(tmp_path):
+    from serbench.network.aggregate import DensityError, names, split_inputs
+    data = sparse_dataset(tmp_path / "d", 3, 200_000, 0.05) / "sparse.jsonl"
+    for name in "abce":
+        (tmp_path / name).mkdir()
+    first = split_inputs(data, names(3), tmp_path / "a", 0.01)
+    again = split_inputs(data, names(3), tmp_path / "b", 0.01)
+    assert first == again
+    for vector, name in zip(first, names(3)):
+        assert len(vector["entries"]) / 200_000 == pytest.approx(0.01, rel=0.05)
+        assert json.loads((tmp_path / "a" / f"{name}.jsonl").read_text()) == vector
+    whole = split_inputs(data, names(3), tmp_path / "c")
+    kept = {e["position"]: e for e in first[0]["entries"]}
+    assert all(kept[p] == e for p, e in ((e["position"], e) for e in whole[0]["entries"])
+               if p in kept)
+    with pytest.raises(DensityError, match="density 0.1 asked, the vector's is 0.05"):
+        split_inputs(data, names(3), tmp_path / "e", 0.1)
 
 
 def aggregate_cell(rust, tmp_path, method: str, depth: int = 3):

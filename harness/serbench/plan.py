@@ -39,6 +39,8 @@ sources = ["ram", "disk", "decode"]  # net_fetch: served from native objects, fr
                                   # pages, or from stored pages and decoded by the client
 tree_depth = 3                    # net_aggregate, net_sort_merge: levels of the binary tree
                                   # (3: 7 nodes); the sort's n is objects per node
+densities = [0.001, 0.01]         # net_aggregate: one cell per density, each node's vector
+                                  # thinned to it (at most the dataset's); [] = as stored
 net_page_bytes = 20971520         # network tasks: the network page (the studies' 20 MiB)
 network = "1gbit"                 # network tasks: each node in its own namespace on a link
                                   # shaped to this rate (tbf; no delay emulation), "none"
@@ -124,6 +126,7 @@ class Params:
     servers: int = 4
     sources: tuple[str, ...] = NET_FETCH_SOURCES
     tree_depth: int = 3
+    densities: tuple[float, ...] = ()
     net_page_bytes: int = 20 << 20
     network: str = "1gbit"
 
@@ -306,6 +309,12 @@ class _Checker:
                 raise self.error(path, f"must be a non-empty list of {', '.join(known)}, "
                                        f"got {value!r}")
             return tuple(dict.fromkeys(items))
+        if key == "densities":
+            items = value if isinstance(value, list) else [value]
+            if any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1
+                   for v in items):
+                raise self.error(path, f"must be a list of densities in (0, 1], got {value!r}")
+            return tuple(sorted({float(v) for v in items}))
         if key in ("cold", "raw"):
             if not isinstance(value, bool):
                 raise self.error(path, f"must be true or false, got {_kind(value)}")
@@ -507,7 +516,8 @@ def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, metho
                 why: str | None, offered: tuple[str, ...], count: int) -> None:
     """net_fetch: one cell per source and n (objects per server, capped so every server has
     its own objects); `decode` at each depth read, the others decode nothing. net_aggregate:
-    one cell, every node decoding its children's vectors."""
+    one cell per density (the dataset's own vectors without `densities`), every node decoding
+    its children's vectors."""
     p = group.params
     if task == "net_aggregate":
         nodes = 2 ** p.tree_depth - 1
@@ -515,9 +525,10 @@ def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, metho
                or ("materialize" not in offered and f"{method} does not materialize")
                or (count < nodes and f"the tree's {nodes} nodes need {nodes} sparse vectors, "
                                      f"the dataset holds {count}"))
-        made = cell(task, method, "materialize", "", 1, f"tree_depth={p.tree_depth}", 1,
-                    why or None)
-        ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+        for density in p.densities or (None,):
+            setting = f"tree_depth={p.tree_depth}" + (f" density={density:g}" if density else "")
+            made = cell(task, method, "materialize", "", 1, setting, 1, why or None)
+            ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
         return
     if task == "net_sort_merge":
         nodes = 2 ** p.tree_depth - 1

@@ -5,6 +5,9 @@ theirs up; every other node adds its children's sums to its own; the root writes
 The expected total is computed here, independently of any driver, in the order the protocol
 fixes for floating-point sums (own vector, then each child's sum in the order of the
 children's names); the root's checksum must equal it and its file must read back to it.
+
+A cell with a `density` setting thins every node's vector to that density first (the same
+positions kept in every run), so one dataset gives the time-against-density sweep.
 """
 from __future__ import annotations
 
@@ -67,12 +70,14 @@ class Aggregate:
         inputs.mkdir(parents=True, exist_ok=True)
         output = work / "output"
         output.mkdir(exist_ok=True)
-        vectors = split_inputs(data_path(cell.dataset_dir, cell.model), names(count), inputs)
+        density = cell.settings.get("density")
+        vectors = split_inputs(data_path(cell.dataset_dir, cell.model), names(count), inputs,
+                               float(density) if density else None)
         total = tree_sum(vectors, 0, count)
         params = {"nodes": count, "inputs": inputs, "output": output, "language": cell.language,
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
                   "expected": {"count": 1, "sum": hex64(object_hash("sparse", total))},
-                  "entries": len(total["entries"])}
+                  "entries": len(total["entries"]), "density": mean_density(vectors)}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
                        cell.repetitions, cell.timeout_s)
 
@@ -91,11 +96,17 @@ class Aggregate:
     def counters(self, cell: NetCell, reports: dict[str, dict]) -> dict:
         moved = sum(r["bytes_received"] for r in reports.values())
         return {"objects": 1, "nodes": cell.params["nodes"], "bytes_moved": moved,
-                "sum_entries": cell.params["entries"]}
+                "sum_entries": cell.params["entries"], "density": cell.params["density"]}
 
 
-def split_inputs(jsonl: Path, named: list[str], directory: Path) -> list[dict]:
-    """Line i of the dataset as node i's own input file; the parsed vectors."""
+class DensityError(ValueError):
+    pass
+
+
+def split_inputs(jsonl: Path, named: list[str], directory: Path,
+                 density: float | None = None) -> list[dict]:
+    """Line i of the dataset (thinned to `density` if given) as node i's own input file; the
+    parsed vectors."""
     vectors = []
     with open(jsonl, "rb") as lines:
         for name in named:
@@ -103,9 +114,39 @@ def split_inputs(jsonl: Path, named: list[str], directory: Path) -> list[dict]:
             if not line.strip():
                 raise ValueError(f"{jsonl}: the tree needs {len(named)} sparse vectors, "
                                  f"the dataset holds {len(vectors)}")
+            vector = json.loads(line)
+            if density is not None:
+                vector = thinned(vector, density, f"{jsonl}, line {len(vectors) + 1}")
+                line = json.dumps(vector, separators=(",", ":")).encode() + b"\n"
             (directory / f"{name}.jsonl").write_bytes(line)
-            vectors.append(json.loads(line))
+            vectors.append(vector)
     return vectors
+
+
+def thinned(vector: dict, density: float, where: str) -> dict:
+    """The vector with only the entries whose position hashes below density / its own
+    density: a fixed subset, so every run and method sums the same vectors."""
+    entries = vector["entries"]
+    own = len(entries) / vector["dimension"]
+    if density > own * (1 + 1e-9):
+        raise DensityError(f"{where}: density {density:g} asked, the vector's is {own:.3g}; "
+                           f"thinning only removes entries (make denser data: serbench data "
+                           f"sparse --density)")
+    bound = int(density / own * 2**64) if own else 0
+    return {"dimension": vector["dimension"],
+            "entries": [e for e in entries if _mix(e["position"]) < bound]}
+
+
+def _mix(position: int) -> int:
+    """splitmix64's finalizer: positions spread evenly over 64 bits."""
+    z = (position + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+def mean_density(vectors: list[dict]) -> float:
+    return sum(len(v["entries"]) / v["dimension"] for v in vectors) / len(vectors)
 
 
 def tree_sum(vectors: list[dict], i: int, count: int) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..driver import DriverProcess
 from ..results import CellResult
 from .cell import InvalidResult, NetFailure, run_cell
-from .aggregate import Aggregate
+from .aggregate import Aggregate, DensityError
 from .fetch import Fetch
 from .sort_merge import SortMerge
 from .namespaces import NamespaceNetwork, NamespacePlacement, NetworkError, unavailable
@@ -70,7 +70,10 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
     """`scanner` (the group's verified driver) reads the outputs back at `scan_depth`."""
     task = TASKS[cell.task]
     work.mkdir(parents=True, exist_ok=True)
-    net_cell = task.net_cell(cell, base, hashes, work)
+    try:
+        net_cell = task.net_cell(cell, base, hashes, work)
+    except DensityError as exc:
+        return CellResult("failed", "no_input", str(exc))
     try:
         placement = networks.placement(cell.network)
     except NetworkError as exc:

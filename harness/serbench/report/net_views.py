@@ -2,7 +2,8 @@
 implementation and n: the bytes moved, the link's measured rate, the transfer floor (the most
 bytes any one node received, at that node's measured link rate: no task can finish sooner)
 and the time as a multiple of it, so a reader sees whether the network or the work bound the
-task; then each node's cpu / io split, so the bottleneck node is visible."""
+task; then each node's cpu / io split, so the bottleneck node is visible; for an aggregation
+swept over density, its time against density."""
 from __future__ import annotations
 
 from .blocks import Row, Table
@@ -54,6 +55,7 @@ def net_views(tm) -> list:
     blocks = [Table(f"{tm.task} · {tm.model}: network", columns,
                     rows + _status_rows(_cells(tm), len(columns)),
                     numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1)]
+    blocks += density_views(tm.task, tm.model, measured)
     at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
     if at_n:
         node_rows = [Row([s.label, name, _ms(f.get("total_ns", 0)), _ms(f.get("cpu_ns", 0)),
@@ -66,3 +68,26 @@ def net_views(tm) -> list:
                              "files)", "sent", "received", "peak RSS"], node_rows,
                             numeric=frozenset({2, 3, 4, 5, 6, 7})))
     return blocks
+
+
+def density_views(task: str, model: str, measured: list) -> list:
+    """Time against the vectors' density, one row per implementation (its label without the
+    density), one column per density swept; shown when at least two densities were."""
+    swept = [(s, c) for s, c in measured if "density" in c.settings]
+    densities = sorted({float(c.settings["density"]) for _, c in swept})
+    if len(densities) < 2:
+        return []
+    times: dict[str, dict[float, float]] = {}
+    for s, c in swept:
+        name = s.label.replace(f" density={c.settings['density']}", "")
+        times.setdefault(name, {})[float(c.settings["density"])] = c.total.median
+    unit = unit_for(min(t for row in times.values() for t in row.values()))
+    rows = [Row([name, *(f"{number(unit.of(row[d]))} {unit.name}" if d in row else "—"
+                         for d in densities),
+                 multiple(row[densities[-1]] / row[densities[0]])
+                 if densities[0] in row and densities[-1] in row else "—"])
+            for name, row in sorted(times.items())]
+    return [Table(f"{task} · {model}: time against density", ["implementation",
+                  *(f"density {d:g}" for d in densities),
+                  f"× from {densities[0]:g} to {densities[-1]:g}"], rows,
+                  numeric=frozenset(range(1, len(densities) + 2)))]
