@@ -67,7 +67,11 @@ def cli_ok(*args: str) -> str:
 def test_a_plan_runs_and_reports_through_the_real_driver(home, tmp_path):
     plan = tmp_path / "e2e.toml"
     plan.write_text(PLAN)
-    cli_ok("run", str(plan))
+    output = cli_ok("run", str(plan))
+    # where the run's time went, every task of the plan named once
+    spent = next(line for line in output.splitlines() if line.startswith("time by task: "))
+    assert sorted(item.split()[0] for item in spent[14:].split(", ")) == [
+        "read_rand", "read_seq", "write"]
     with Results(home / "results.duckdb") as results:
         [run] = results.runs()
         cells = results.cells(run["run_id"])

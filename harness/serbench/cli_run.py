@@ -57,7 +57,10 @@ class ProgressBar:
     LOG_EVERY_S = 15.0
 
     def __init__(self):
-        self.started = self.logged = time.monotonic()
+        self.started = self.logged = self.last_done = time.monotonic()
+        # wall time per task: each cell is charged the time since the previous one ended, so
+        # its group's process start and verification count too
+        self.spent: Counter = Counter()
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                                  console=console, transient=False)
@@ -75,6 +78,9 @@ class ProgressBar:
 
     def done(self, cell: Cell, result: CellResult) -> None:
         self.counts[result.status] += 1
+        now = time.monotonic()
+        self.spent[cell.task] += now - self.last_done
+        self.last_done = now
         if result.status in ("invalid", "failed"):
             first_line = (result.message or "").partition("\n")[0]
             self.progress.console.print(f"[red]{result.status}[/] {escape(describe(cell))}: "
@@ -93,6 +99,14 @@ class ProgressBar:
 
     def stop(self) -> None:
         self.progress.stop()
+
+    def time_by_task(self) -> str:
+        """`write 1:20, read_seq 0:45, ...`, the costliest first."""
+        return ", ".join(f"{task} {_minutes(s)}" for task, s in self.spent.most_common())
+
+
+def _minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
 @click.command("run")
@@ -116,8 +130,10 @@ def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool)
         finally:
             bar.stop()
     summary = ", ".join(f"{bar.counts[s]} {s}" for s in CELL_STATUSES if bar.counts[s])
-    console.print(f"run [bold]{run_id}[/] complete: {summary or 'no cells'}; "
-                  f"results in {db_path()}")
+    console.print(f"run [bold]{run_id}[/] complete in {_minutes(time.monotonic() - bar.started)}: "
+                  f"{summary or 'no cells'}; results in {db_path()}")
+    if bar.spent:
+        console.print(f"time by task: {bar.time_by_task()}", highlight=False)
     click.echo(run_id)
     return run_id
 
