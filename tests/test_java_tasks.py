@@ -118,6 +118,26 @@ def test_a_fresh_jvm_timed_without_warm_up_is_labelled_unsteady(java_home, tmp_p
     assert "the JIT compiled for" in cell["steady_note"]
 
 
+def test_warm_ups_that_only_wait_for_the_jit_are_one_summary_not_samples(java_home, tmp_path):
+    """A read with warmup_max_ms: the asked warm-up and the measured repetitions are samples;
+    the thousands of short reads run while the JIT compiled are summed in the counters."""
+    plan = tmp_path / "jit.toml"
+    plan.write_text(COLD_PLAN.replace("warmups = 0", "warmups = 1\nwarmup_max_ms = 400")
+                    .replace('tasks = ["micro"]', 'tasks = ["read_seq"]')
+                    .replace('methods = ["kryo"]', 'methods = ["handcoded"]\ndepths = ["materialize"]')
+                    .replace("n = [1000]", "n = [3]"))
+    cli_ok("run", str(plan))
+    with Results(java_home / "results.duckdb") as results:
+        [run] = results.runs()
+        [cell] = [c for c in results.cells(run["run_id"]) if c["method"] == "handcoded"]
+        samples = results.samples(run["run_id"])
+    assert cell["status"] == "ok", cell["message"]
+    assert [s["warmup"] for s in samples if s["cell_id"] == cell["cell_id"]] == [True] + [False] * 3
+    summary = json.loads(cell["counters"])["jit_warmup"]
+    assert set(summary) == {"repetitions", "total_ns", "jit_ms"}
+    assert summary["repetitions"] > 10 and summary["total_ns"] > 0
+
+
 BUDGET = 1 << 20
 HEAP = 16 << 20  # smaller than the decoded input: only a sort within its budget fits
 # the slack documented in drivers/java/README.md (sort_dedup): the whole (small) heap, which

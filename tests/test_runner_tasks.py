@@ -279,6 +279,17 @@ def test_fewer_warm_ups_than_asked_are_a_driver_defect_even_with_warmup_ms():
         checked_samples(result, 0, 1)
 
 
+@pytest.mark.parametrize("summary", [[], {"repetitions": 3, "total_ns": 10},
+                                     {"repetitions": -1, "total_ns": 1, "jit_ms": 0},
+                                     {"repetitions": 1, "total_ns": 1.5, "jit_ms": 0}])
+def test_a_malformed_jit_warm_up_summary_is_a_driver_defect(summary):
+    from serbench.runner import checked_jit_warmup
+    good = {"repetitions": 3, "total_ns": 10, "jit_ms": 0}
+    assert checked_jit_warmup(good) == good
+    with pytest.raises(BadAnswer, match="malformed jit_warmup"):
+        checked_jit_warmup(summary)
+
+
 def test_a_failing_fork_fails_the_cell_and_keeps_no_samples(home, monkeypatch):
     use(monkeypatch, home)
     started = []

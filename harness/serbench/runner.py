@@ -206,6 +206,15 @@ def checked_samples(result: dict, warmups: int, repetitions: int,
     return samples
 
 
+def checked_jit_warmup(summary) -> dict:
+    """The summed JIT-only warm-ups of a JIT driver (PROTOCOL.md section 5)."""
+    keys = ("repetitions", "total_ns", "jit_ms")
+    if not (isinstance(summary, dict) and set(summary) == set(keys)
+            and all(type(summary[k]) is int and summary[k] >= 0 for k in keys)):
+        raise BadAnswer(f"malformed jit_warmup {summary!r}: {', '.join(keys)} as integers >= 0")
+    return summary
+
+
 # what each task's result must carry beyond samples and checksum (PROTOCOL.md section 5)
 TASK_COUNTERS = {
     "read_par": ("objects", "threads", "pages_read"),
@@ -471,6 +480,8 @@ class Runner:
             if not isinstance(counters, dict):
                 raise BadAnswer("counters is not an object")
             checked_task_fields(cell.task, counters, samples, cell.threads)
+            if "jit_warmup" in result:
+                counters = {**counters, "jit_warmup": checked_jit_warmup(result["jit_warmup"])}
         except BadAnswer as exc:
             return CellResult("failed", "garbage", str(exc), params=params, expected=expected)
         problem = mismatch(cell.task, got, expected)

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import serbench.Depth;
 import serbench.Failure;
 import serbench.IoTimer;
@@ -49,25 +47,17 @@ public final class Memory implements Task {
         }
         Integer pageSize = params.pageSize();
         long rssStart = Rss.start();
-        List<Long> materializeNs = new ArrayList<>();
         long[] retained = new long[1];
         Checksum checksum = reps.run(base, timer -> {
             long before = liveHeap();
             long t0 = System.nanoTime();
             Object[] kept = materialize(codec, method, model, base, (int) n, pageSize, timer);
-            materializeNs.add(System.nanoTime() - t0);
+            // only the materialization is timed, not the collections around it
+            reps.timed(System.nanoTime() - t0);
             retained[0] = liveHeap() - before;
             return fold(model, kept);
         }, Checksum::sameAs);
-        // only the materialization is timed, not the collections around it
-        for (int k = 0; k < materializeNs.size(); k++) {
-            ObjectNode s = (ObjectNode) reps.samples.get(k);
-            long total = materializeNs.get(k);
-            s.put("total_ns", total);
-            s.put("cpu_ns", Math.max(0, total - s.get("io_ns").asLong()));
-        }
-        ObjectNode r = Json.MAPPER.createObjectNode();
-        r.set("samples", reps.samples);
+        ObjectNode r = reps.result();
         r.set("checksum", checksum.json());
         ObjectNode counters = r.putObject("counters");
         counters.put("objects", n);

@@ -3,7 +3,6 @@ package serbench.tasks;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 import serbench.Bytes;
 import serbench.Depth;
@@ -74,7 +73,6 @@ public final class Micro implements Task {
         List<T> objects = all.subList(0, (int) n);
         Pass pass = new Pass((int) n);
         Bytes shared = new Bytes(1 << 16);
-        List<long[]> times = new ArrayList<>();
         Checksum first = reps.run(null, timer -> {
             long encodeNs = 0;
             long decodeNs = 0;
@@ -89,16 +87,11 @@ public final class Micro implements Task {
                 }
                 once = c;
             }
-            times.add(new long[] {encodeNs, decodeNs});
+            reps.note("encode_ns", encodeNs);
+            reps.note("decode_ns", decodeNs);
             return once;
         }, (a, b) -> a.count == b.count && a.sum == b.sum);
-        for (int k = 0; k < times.size(); k++) {
-            ObjectNode s = (ObjectNode) reps.samples.get(k);
-            s.put("encode_ns", times.get(k)[0]);
-            s.put("decode_ns", times.get(k)[1]);
-        }
-        ObjectNode r = Json.MAPPER.createObjectNode();
-        r.set("samples", reps.samples);
+        ObjectNode r = reps.result();
         r.set("checksum", first.json());
         ObjectNode counters = r.putObject("counters");
         counters.put("objects", n);

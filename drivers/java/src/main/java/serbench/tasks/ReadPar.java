@@ -1,9 +1,7 @@
 package serbench.tasks;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import serbench.Depth;
@@ -60,21 +58,13 @@ public final class ReadPar implements Task {
         for (int t = 0; t < threads; t++) {
             slices[t] = slice(sel, t, (int) threads);
         }
-        List<long[]> threadNs = new ArrayList<>();
         Reads.Outcome o = reps.run(base, timer -> {
             List<Part> parts = parallel(method, model, base, slices, depth, pageSize, pages);
             Reads.Outcome merged = merge(parts, timer);
-            threadNs.add(parts.stream().mapToLong(Part::ns).toArray());
+            reps.note("thread_ns", parts.stream().mapToLong(Part::ns).toArray());
             return merged;
         }, Reads.Outcome::same);
-        for (int k = 0; k < threadNs.size(); k++) {
-            ArrayNode times = ((ObjectNode) reps.samples.get(k)).putArray("thread_ns");
-            for (long ns : threadNs.get(k)) {
-                times.add(ns);
-            }
-        }
-        ObjectNode r = Json.MAPPER.createObjectNode();
-        r.set("samples", reps.samples);
+        ObjectNode r = reps.result();
         r.set("checksum", o.checksum().json());
         ObjectNode counters = r.putObject("counters");
         counters.put("objects", o.count());

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import serbench.Failure;
 import serbench.IoTimer;
 import serbench.Params;
@@ -21,7 +22,12 @@ import serbench.paged.PagedFile;
  * JIT was still changing from a steady one. With `warmup_max_ms`, warm-ups go on past both
  * while the JIT is still compiling, until the last QUIET_WINDOW_NS of warm-ups spent at most
  * QUIET_SHARE of their time compiling or warmup_max_ms has passed: each cell warms as long as
- * its own code needs, no longer.
+ * its own code needs, no longer. Those JIT-only warm-ups (thousands for a short read) are
+ * summed into one `jit_warmup` summary instead of one sample each: a sample per repetition
+ * cost more than the repetitions themselves.
+ *
+ * A task's own per-repetition figures (`encode_ns`, `thread_ns`, ...) are given with
+ * {@link #note} during the repetition and land in its sample, if it has one.
  */
 public final class Repetitions {
     /** One repetition's work; returns what it read (equal in every repetition). */
@@ -42,6 +48,16 @@ public final class Repetitions {
     public final long repetitions;
     public final boolean cold;
     public final ArrayNode samples = Json.MAPPER.createArrayNode();
+    /** The current repetition's own figures (note), and its time if the task sets it. */
+    private final ObjectNode noted = Json.MAPPER.createObjectNode();
+    private long timedNs = -1;
+    /** Recent warm-ups as {total_ns, jit_ms}, newest last: the window jitQuiet judges. */
+    private final ArrayDeque<long[]> recent = new ArrayDeque<>();
+    private long windowNs;
+    private long windowJitMs;
+    private long quietCount;
+    private long quietNs;
+    private long quietJitMs;
 
     public Repetitions(Params params) throws Failure {
         warmups = params.u64("warmups");
@@ -66,35 +82,81 @@ public final class Repetitions {
             }
             // warm-ups that only wait for the JIT skip the eviction: they are there to
             // compile the code, and a vmtouch process per repetition would be most of their time
-            outcome = one(asked ? base : null, once, same, rep, true, outcome);
+            outcome = one(asked ? base : null, once, same, rep, true, outcome, asked);
         }
         for (long rep = 0; rep < repetitions; rep++) {
-            outcome = one(base, once, same, rep, false, outcome);
+            outcome = one(base, once, same, rep, false, outcome, true);
         }
         return outcome;
     }
 
-    /** One timed repetition; returns the outcome every repetition must equal. */
+    /** A figure of the current repetition's own, for its sample (e.g. `encode_ns`). */
+    public void note(String key, long value) {
+        noted.put(key, value);
+    }
+
+    /** Per-thread times of the current repetition, for its sample. */
+    public void note(String key, long[] values) {
+        ArrayNode array = noted.putArray(key);
+        for (long v : values) {
+            array.add(v);
+        }
+    }
+
+    /** The current repetition's time when the task times only part of it (memory). */
+    public void timed(long ns) {
+        timedNs = ns;
+    }
+
+    /** A task's result so far: the samples, and the JIT-only warm-ups summed
+     *  (`jit_warmup`: repetitions, total_ns, jit_ms) if any ran. */
+    public ObjectNode result() {
+        ObjectNode r = Json.MAPPER.createObjectNode();
+        r.set("samples", samples);
+        if (quietCount > 0) {
+            ObjectNode summary = r.putObject("jit_warmup");
+            summary.put("repetitions", quietCount);
+            summary.put("total_ns", quietNs);
+            summary.put("jit_ms", quietJitMs);
+        }
+        return r;
+    }
+
+    /** One timed repetition, with a sample if `sampled`; returns the outcome every repetition
+     *  must equal. */
     private <R> R one(Path base, Once<R> once, java.util.function.BiPredicate<R, R> same,
-            long rep, boolean warmup, R outcome) throws Exception {
+            long rep, boolean warmup, R outcome, boolean sampled) throws Exception {
         if (cold && base != null) {
             Evict.evict(PagedFile.data(base), PagedFile.index(base));
         }
+        noted.removeAll();
+        timedNs = -1;
         IoTimer timer = new IoTimer();
         long jitBefore = JIT == null ? 0 : JIT.getTotalCompilationTime();
         long start = System.nanoTime();
         R result = once.run(timer);
-        long total = System.nanoTime() - start;
+        long elapsed = System.nanoTime() - start;
         long jitMs = JIT == null ? 0 : JIT.getTotalCompilationTime() - jitBefore;
-        ObjectNode s = samples.addObject();
-        s.put("rep", rep);
-        s.put("warmup", warmup);
-        s.put("total_ns", total);
-        s.put("cpu_ns", Math.max(0, total - timer.ns()));
-        s.put("io_ns", timer.ns());
-        s.put("jit", jitWarm ? "warm" : "cold");
-        if (JIT != null) {
-            s.put("jit_ms", jitMs);
+        long total = timedNs >= 0 ? timedNs : elapsed;
+        if (warmup) {
+            remember(total, jitMs);
+        }
+        if (sampled) {
+            ObjectNode s = samples.addObject();
+            s.put("rep", rep);
+            s.put("warmup", warmup);
+            s.put("total_ns", total);
+            s.put("cpu_ns", Math.max(0, total - timer.ns()));
+            s.put("io_ns", timer.ns());
+            s.put("jit", jitWarm ? "warm" : "cold");
+            if (JIT != null) {
+                s.put("jit_ms", jitMs);
+            }
+            s.setAll(noted);
+        } else {
+            quietCount++;
+            quietNs += total;
+            quietJitMs += jitMs;
         }
         jitWarm = true;
         if (outcome == null) {
@@ -112,13 +174,19 @@ public final class Repetitions {
         if (JIT == null) {
             return true;  // nothing to wait for that this JVM can see
         }
-        long window = 0;
-        long jitMs = 0;
-        for (int i = samples.size() - 1; i >= 0 && window < QUIET_WINDOW_NS; i--) {
-            window += samples.get(i).get("total_ns").asLong();
-            jitMs += samples.get(i).get("jit_ms").asLong();
+        return windowNs >= QUIET_WINDOW_NS && windowJitMs * 1_000_000L <= QUIET_SHARE * windowNs;
+    }
+
+    /** A warm-up's figures into the window, dropping the oldest the window no longer needs. */
+    private void remember(long totalNs, long jitMs) {
+        recent.addLast(new long[] {totalNs, jitMs});
+        windowNs += totalNs;
+        windowJitMs += jitMs;
+        while (recent.size() > 1 && windowNs - recent.peekFirst()[0] >= QUIET_WINDOW_NS) {
+            long[] oldest = recent.removeFirst();
+            windowNs -= oldest[0];
+            windowJitMs -= oldest[1];
         }
-        return window >= QUIET_WINDOW_NS && jitMs * 1_000_000L <= QUIET_SHARE * window;
     }
 
     private static CompilationMXBean compilationBean() {

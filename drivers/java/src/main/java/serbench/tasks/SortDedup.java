@@ -102,7 +102,6 @@ public final class SortDedup implements Task {
         long rssStart = Rss.start();
         List<MemoryPoolMXBean> heap = heapPools();
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
-        List<long[]> phases = new ArrayList<>();
         Outcome o = reps.run(input, timer -> {
             Sort<T> sort = new Sort<>(codec, method, model, order, footprint, input, output,
                 budget, pageSize, timer);
@@ -110,16 +109,11 @@ public final class SortDedup implements Task {
             Runs runs = makeRuns(sort);
             long t1 = System.nanoTime();
             Outcome done = mergeRuns(sort, runs);
-            phases.add(new long[] {t1 - t0, System.nanoTime() - t1});
+            reps.note("phase1_ns", t1 - t0);
+            reps.note("phase2_ns", System.nanoTime() - t1);
             return done;
         }, Outcome::equals);
-        for (int k = 0; k < phases.size(); k++) {
-            ObjectNode s = (ObjectNode) reps.samples.get(k);
-            s.put("phase1_ns", phases.get(k)[0]);
-            s.put("phase2_ns", phases.get(k)[1]);
-        }
-        ObjectNode r = Json.MAPPER.createObjectNode();
-        r.set("samples", reps.samples);
+        ObjectNode r = reps.result();
         ObjectNode checksum = r.putObject("checksum");
         checksum.put("count", o.outputObjects());
         checksum.put("sum", Hasher.hex(o.sequence()));

@@ -54,8 +54,7 @@ public final class Tasks {
     }
 
     static ObjectNode result(Repetitions reps, Checksum checksum) {
-        ObjectNode r = Json.MAPPER.createObjectNode();
-        r.set("samples", reps.samples);
+        ObjectNode r = reps.result();
         r.set("checksum", checksum.json());
         return r;
     }
