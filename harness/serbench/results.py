@@ -320,14 +320,14 @@ class Results:
             where, params = "WHERE run_id = ?", [run_id]
         else:
             where, params = ("", []) if allow_incomplete else ("WHERE run_status = 'complete'", [])
-        relation = self.con.sql(f"SELECT * FROM sample_rows {where} "
-                                "ORDER BY run_id, cell_id, warmup DESC, rep", params=params)
         out.parent.mkdir(parents=True, exist_ok=True)
-        if fmt == "parquet":
-            relation.write_parquet(str(out))
-        else:
-            relation.write_csv(str(out))
-        return len(relation)
+        # COPY, not a relation's write_*: a relation with parameters is an open result on
+        # the connection, and duckdb 2 refuses to write it out
+        (rows,) = self.con.execute(
+            f"COPY (SELECT * FROM sample_rows {where} ORDER BY run_id, cell_id, warmup DESC, "
+            f"rep) TO ? (FORMAT {'parquet' if fmt == 'parquet' else 'csv, HEADER'})",
+            [*params, str(out)]).fetchone()
+        return rows
 
 
 def _extra(sample: dict) -> str | None:
