@@ -197,24 +197,44 @@ def test_floor_rounds_reach_the_reads_of_methods_only():
 
 def test_unsupported_cells_are_kept_with_reasons():
     cells = cells_of('[params]\nn = 5\nraw = false\n' + GROUP +
-                     'models = ["trade", "tweet"]\nmethods = ["json", "bson"]\n'
-                     'depths = ["materialize", "key"]\nvariants = ["", "fast"]\n')
+                     'models = ["trade", "tweet"]\nmethods = ["json", "handcoded"]\n'
+                     'depths = ["materialize", "access"]\nvariants = ["", "reuse"]\n')
     reasons = {(c.model, c.method, c.task, c.depth, c.variant): c.unsupported for c in cells}
     assert reasons[("trade", "json", "read_seq", "materialize", "")] is None
-    assert "does not support depth key" in reasons[("trade", "json", "read_seq", "key", "")]
-    assert "has no variant fast" in reasons[("trade", "json", "read_seq", "materialize", "fast")]
+    assert "does not support depth access" in reasons[("trade", "json", "read_seq", "access", "")]
+    assert "has no variant reuse" in reasons[("trade", "json", "read_seq", "materialize", "reuse")]
     assert "does not support model tweet" in reasons[("tweet", "json", "write", "", "")]
-    assert "has no method bson" in reasons[("trade", "bson", "read_seq", "materialize", "")]
+    assert reasons[("tweet", "handcoded", "read_seq", "access", "reuse")] is None
+
+
+@pytest.mark.parametrize("line, key, named", [
+    ('methods = ["json", "bson"]', "methods", "'bson'"),
+    ('variants = ["", "fast"]', "variants", "'fast'"),
+    ('depths = ["key"]', "depths", "'key'"),
+    ('methods = ["json"]\ndepths = ["access"]', "depths", "'access'"),  # handcoded's only
+    ('tasks = ["micro"]', "tasks", "'micro'"),
+])
+def test_a_name_no_driver_of_the_group_offers_is_refused_naming_its_line(line, key, named):
+    group = line if key == "tasks" else GROUP + line
+    text = '[params]\nn = 5\n[[group]]\n' + group.removeprefix("[[group]]\n") + '\n'
+    with pytest.raises(PlanError) as caught:
+        cells_of(text)
+    number = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith(key))
+    assert str(caught.value).startswith(
+        f"p.toml: line {number}: group[1].{key}: {named} offered by no driver of this group "
+        "(rust; offered: ")
 
 
 def test_driver_without_a_task_or_raw():
     methods = {"json": {"depths": ["materialize"], "variants": [], "models": ["trade"]}}
     cells = cells_of('[params]\nn = 5\n' + GROUP + 'models = ["trade"]\n',
-                     infos={"rust": info(methods=methods, tasks=("write", "read_seq"))})
-    by_key = {(c.method, c.task): c.unsupported for c in cells}
-    assert by_key[("json", "write")] is None
-    assert "does not run task read_rand" in by_key[("json", "read_rand")]
-    assert "has no method raw" in by_key[(RAW, "read_seq")]
+                     infos={"rust": info(methods=methods, tasks=("write", "read_seq")),
+                            "cpp": info("cpp")})
+    by_key = {(c.language, c.method, c.task): c.unsupported for c in cells}
+    assert by_key[("rust", "json", "write")] is None
+    assert "does not run task read_rand" in by_key[("rust", "json", "read_rand")]
+    assert "has no method raw" in by_key[("rust", RAW, "read_seq")]
+    assert by_key[("cpp", "json", "read_rand")] is None
 
 
 def test_run_order_writes_first_raw_last_groups_contiguous():

@@ -444,6 +444,8 @@ def expand(plan: Plan, infos: dict[str, dict], count: Counter, data_root: Path) 
     """Concrete cells in run order, numbered from 1."""
     ex = _Expansion(plan, infos, count, data_root)
     for group in plan.groups:
+        _check_offered(plan, group, [infos[lang] for lang in _languages(plan, group, infos)])
+    for group in plan.groups:
         for language in _languages(plan, group, infos):
             for model in group.models or MODELS:
                 _expand_model(ex, group, language, model)
@@ -463,6 +465,42 @@ def _languages(plan: Plan, group: Group, infos: dict[str, dict]) -> tuple[str, .
                             "driver found; run `serbench build` or set "
                             f"SERBENCH_DRIVER_{language.upper()}")
     return group.languages
+
+
+def _check_offered(plan: Plan, group: Group, infos: list[dict]) -> None:
+    """A task, model, method, depth or variant the group names that none of its drivers
+    offers is a mistake in the plan (a typo, a driver not built), not a run of cells all
+    `unsupported`: refused before anything runs, naming the plan's line."""
+    methods = [spec for info in infos for name, spec in info["methods"].items()
+               if group.methods is None or name in group.methods]
+    offered = {
+        "tasks": {t for info in infos for t in (*info["tasks"], *info.get("net_tasks", ()),
+                                                *HARNESS_TASKS)},
+        "models": {m for info in infos for m in info["models"]},
+        "methods": {m for info in infos for m in info["methods"]},
+        "depths": {d for spec in methods for d in spec["depths"]},
+        "variants": {"", *(v for spec in methods for v in spec["variants"])},
+    }
+    languages = ", ".join(info["language"] for info in infos)
+    for key, known in offered.items():
+        missing = [v for v in getattr(group, key) or () if v not in known]
+        if missing:
+            raise PlanError(
+                f"{plan.source}: {_line_of(plan.toml, group.number, key)}group[{group.number}]."
+                f"{key}: {', '.join(map(repr, missing))} offered by no driver of this group "
+                f"({languages}; offered: {', '.join(sorted(known - {''})) or 'none'})")
+
+
+def _line_of(toml: str, number: int, key: str) -> str:
+    """`line L: ` of `key` inside the number-th [[group]], or "" when it cannot be found."""
+    groups = 0
+    for i, line in enumerate(toml.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("[[group]]"):
+            groups += 1
+        elif groups == number and re.match(rf"{key}\s*=", stripped):
+            return f"line {i}: "
+    return ""
 
 
 def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> None:
