@@ -162,3 +162,37 @@ def test_the_driver_answers_damaged_and_mismatched_files_and_keeps_serving(home,
         assert read(driver)["error"]["kind"] == "not_found"
         info = driver.request("info")
         assert info["status"] == "ok" and info["result"]["language"] == "rust"
+
+
+def test_a_run_whose_harness_was_killed_is_marked_interrupted_by_the_next_command(home,
+                                                                                 tmp_path):
+    """SIGKILL leaves no chance to clean up: the run row stays `running` and its files stay;
+    the next serbench command finds the harness gone, marks the run and removes the files."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    plan = tmp_path / "long.toml"
+    plan.write_text(PLAN.replace("repetitions = 2", "repetitions = 200"))
+    env = {**os.environ, "SERBENCH_HOME": str(home), env_var("rust"): str(RUST),
+           **{env_var(lang): str(tmp_path / "none") for lang in LANGUAGES if lang != "rust"}}
+    harness = subprocess.Popen([str(Path(sys.executable).parent / "serbench"), "run", str(plan),
+                                "--run-id", "killed"], env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    files = home / "runs" / "killed"
+    try:
+        deadline = time.monotonic() + 60
+        while not files.exists() and harness.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert files.exists() and harness.poll() is None, "the run never wrote files"
+    finally:
+        os.killpg(harness.pid, signal.SIGKILL)  # the harness and its drivers
+        harness.wait()
+    result = CliRunner().invoke(cli, ["runs"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "run killed was left running by a serbench process that no longer exists" in \
+        result.output
+    with Results(home / "results.duckdb") as results:
+        assert results.run("killed")["status"] == "interrupted"
+    assert not files.exists()

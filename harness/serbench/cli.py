@@ -21,7 +21,8 @@ from .native import NativeError
 from .plan import PlanError
 from .report import ReportError
 from .report.cli import report_command
-from .results import ResultsError
+
+from .results import Results, ResultsError, db_path
 from .runner import RunError
 
 # errors that carry a complete message for the user: no traceback, exit status 2
@@ -34,6 +35,21 @@ USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownMode
 @click.version_option(package_name="serbench")
 def cli() -> None:
     """serbench: what complex-object implementations cost a data system on real tasks."""
+    _reap_orphaned_runs()
+
+
+def _reap_orphaned_runs() -> None:
+    """Runs a killed serbench left `running` become `interrupted` at the next command."""
+    if not db_path().exists():
+        return
+    try:
+        with Results() as results:
+            reaped = results.reap_orphans()
+    except ResultsError:
+        return  # another serbench holds the database: its run is alive
+    for run_id in reaped:
+        click.echo(f"note: run {run_id} was left running by a serbench process that no longer "
+                   "exists; marked interrupted, its leftover files removed", err=True)
 
 
 @cli.command("vectors")

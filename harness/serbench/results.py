@@ -17,15 +17,18 @@ in place on open; 1 lacked `cells.setting` and is refused):
   appears once with NULL sample columns.
 
 Atomicity: a run is inserted `running`, each cell with its samples is one transaction, and the
-run becomes `complete` only at the end. A harness killed mid-run leaves `running`, which readers
-treat as incomplete. Only `ok` cells have samples, and a cell is `ok` only when its checksum
+run becomes `complete` only at the end. A harness killed mid-run leaves `running`; the run
+records its harness process (`params.harness`), and the next serbench command that finds that
+process gone marks the run `interrupted` and removes its leftover files (`reap_orphans`). Only `ok` cells have samples, and a cell is `ok` only when its checksum
 and count matched the expectation.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -232,7 +235,7 @@ class Results:
             "INSERT INTO runs VALUES (?, 'running', ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [run_id, utc_now(), plan_name, plan_toml, seed, git.get("commit"), git.get("dirty"),
              _json(provenance.get("host")), _json(provenance.get("toolchains")),
-             _json(provenance.get("drivers")), _json(params),
+             _json(provenance.get("drivers")), _json({**params, "harness": this_process()}),
              _json(None if machine is None else {"before": machine})])
 
     def add_cell(self, run_id: str, cell: Cell, result: CellResult) -> None:
@@ -268,6 +271,22 @@ class Results:
         if machine is not None:
             self.con.execute("UPDATE runs SET machine = json_merge_patch(coalesce(machine, "
                              "'{}'), ?) WHERE run_id = ?", [_json({"after": machine}), run_id])
+
+    def reap_orphans(self) -> list[str]:
+        """Runs left `running` by a harness process that no longer exists (killed outright):
+        marked `interrupted`, their files under runs/ removed unless the run kept them.
+        Returns their ids."""
+        reaped = []
+        for run_id, params in self.con.execute(
+                "SELECT run_id, params FROM runs WHERE status = 'running'").fetchall():
+            params = json.loads(params) if params else {}
+            if process_alive(params.get("harness")):
+                continue
+            self.finish_run(run_id, "interrupted")
+            if not params.get("keep_files"):
+                shutil.rmtree(home() / "runs" / run_id, ignore_errors=True)
+            reaped.append(run_id)
+        return reaped
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -328,6 +347,37 @@ class Results:
             f"rep) TO ? (FORMAT {'parquet' if fmt == 'parquet' else 'csv, HEADER'})",
             [*params, str(out)]).fetchone()
         return rows
+
+
+def this_process() -> dict:
+    """What identifies this process across pid reuse and reboots."""
+    return {"pid": os.getpid(), "boot_id": _boot_id(), "start": _start_ticks(os.getpid())}
+
+
+def process_alive(harness: dict | None) -> bool:
+    """Is the process `this_process()` described still running (same boot, same pid, same
+    start time)? A run without the record (older serbench) counts as gone."""
+    if not isinstance(harness, dict):
+        return False
+    if harness.get("boot_id") != _boot_id():
+        return False
+    return _start_ticks(harness.get("pid")) == harness.get("start") is not None
+
+
+def _boot_id() -> str | None:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+
+
+def _start_ticks(pid) -> int | None:
+    """The process's start time in clock ticks since boot (/proc/PID/stat field 22)."""
+    try:
+        stat = Path(f"/proc/{int(pid)}/stat").read_text()
+    except (OSError, TypeError, ValueError):
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
 
 
 def _extra(sample: dict) -> str | None:
