@@ -209,6 +209,17 @@ def test_cli_check_and_errors(tmp_path, native_sets):
     assert isinstance(bad.exception, build.ParameterError)
 
 
+@pytest.mark.parametrize("command", [["tpch", "--sf", "0.01"], ["tweet", "--n", "3"],
+                                     ["tweet", "--ingest", __file__], ["sparse", "--n", "1"]])
+@pytest.mark.parametrize("name", ["../escape", "a/b", "/abs", ".hidden", "x..y", ""])
+def test_a_dataset_name_with_path_components_is_refused_before_anything_is_written(
+        tmp_path, command, name):
+    root = tmp_path / "data" / "root"
+    result = CliRunner().invoke(cli, ["data", "--root", str(root), *command, "--name", name])
+    assert result.exit_code == 2 and "is not a dataset name" in result.output
+    assert not (tmp_path / "data").exists()
+
+
 @pytest.mark.parametrize("args, words", [
     (["data", "tpch", "--sf", "-1"], "scale factor"),
     (["data", "tpch", "--sf", "0.01", "--models", "tweet"], "not 'tweet'"),

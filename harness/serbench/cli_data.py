@@ -1,6 +1,7 @@
 """`serbench data`: generate, ingest, replicate, list and re-check datasets."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -15,6 +16,16 @@ from .paths import cache_dir, data_root
 console = Console(stderr=True)
 
 NAME_HELP = "dataset directory name under the data root (default: derived from the parameters)"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
+
+
+def _checked_name(ctx, param, value: str | None) -> str | None:
+    """A name is one directory under the data root: no path components, nothing hidden."""
+    if value is not None and (not NAME.match(value) or ".." in value):
+        raise click.BadParameter(f"{value!r} is not a dataset name: letters, digits, _ . - "
+                                 "only, starting with a letter or digit (it names one "
+                                 "directory under the data root)", ctx, param)
+    return value
 
 
 def _root(ctx: click.Context) -> Path:
@@ -64,7 +75,7 @@ def data_default(ctx: click.Context) -> None:
               help="each object r times, shuffled (external-sort inputs)")
 @click.option("--seed", type=int, default=default.SEED, show_default=True,
               help="shuffle seed for --replicate")
-@click.option("--name", help=NAME_HELP)
+@click.option("--name", help=NAME_HELP, callback=_checked_name)
 @click.pass_context
 def data_tpch(ctx, sf, models, replicate, seed, name):
     """Real TPC-H tables (tpchgen-cli) joined into nested part / lineitem / customer."""
@@ -79,7 +90,7 @@ COMMON_OPTIONS = (
     lambda: click.Option(["--seed"], type=int, default=default.SEED, show_default=True),
     lambda: click.Option(["--replicate"], type=int, default=1, show_default=True,
                          help="each object r times, shuffled (external-sort inputs)"),
-    lambda: click.Option(["--name"], help=NAME_HELP),
+    lambda: click.Option(["--name"], help=NAME_HELP, callback=_checked_name),
 )
 
 
@@ -123,7 +134,7 @@ data.add_command(_native_command("arrays", [
 @click.option("--replicate", type=int, default=1, show_default=True)
 @click.option("--ingest", "source", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="ingest real Twitter API v1.1 JSON instead of generating")
-@click.option("--name", help=NAME_HELP)
+@click.option("--name", help=NAME_HELP, callback=_checked_name)
 @click.pass_context
 def data_tweet(ctx, n, seed, replicate, source, name):
     """Synthetic tweets in the measured mix of kinds, or ingested real v1.1 statuses."""
