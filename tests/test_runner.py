@@ -174,11 +174,18 @@ def test_garbage_write_fails_the_reads_of_its_file(home, monkeypatch):
     assert {c["status"] for c in cells if c["model"] == "part"} == {"ok"}
 
 
-def test_failed_verification_makes_the_group_invalid_untimed(home, monkeypatch):
-    log = use(monkeypatch, home, mode="error", on="op=roundtrip,model=part")
+@pytest.mark.parametrize("mode, status, kind", [
+    ("bad_checksum", "invalid", "checksum_mismatch"),  # a wrong result
+    ("error", "failed", "internal"),                   # no result at all
+    ("crash", "failed", "crash"),
+    ("garbage", "failed", "garbage"),
+])
+def test_a_verification_that_fails_leaves_the_group_untimed_named_by_what_happened(
+        home, monkeypatch, mode, status, kind):
+    log = use(monkeypatch, home, mode=mode, on="op=roundtrip,model=part")
     _, _, cells, samples = run(home)
     part = [c for c in cells if c["model"] == "part" and c["method"] == "fakejson"]
-    assert {c["status"] for c in part} == {"invalid"}
+    assert {(c["status"], c["error_kind"]) for c in part} == {(status, kind)}
     assert all("verification" in c["message"] for c in part)
     assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in part}
     timed = [r for r in requests(log) if r[1] == "run" and r[3] == "fakejson" and r[4] == "part"]

@@ -3,7 +3,8 @@
 Order of work, per dataset × model × page size ("batch"):
   1. for each language × method (a "group", one FRESH driver process, so no JIT or heap state
      leaks between methods): verify with `roundtrip` on the dataset at every depth the group
-     reads (a failure makes every cell of the group `invalid`, untimed), then the write cells
+     reads (a wrong result makes every cell of the group `invalid`, a crash, hang or error
+     `failed`; either way untimed), then the write cells
      (each written file is re-read with `scan` and must match the manifest), then the reads of
      that file;
   2. the `raw` floor of each language over the files its methods wrote, each result re-read by
@@ -413,7 +414,9 @@ class Runner:
         """`roundtrip` over the whole dataset at every depth the group reads.
 
         Returns outcomes that replace running cells: under "*" when the group must not be
-        timed at all (invalid), under a depth when only that depth is unsupported."""
+        timed at all (invalid when the round trip gave a wrong result; failed when the driver
+        crashed, hung or answered an error: no result, so nothing to call wrong), under a
+        depth when only that depth is unsupported."""
         first = cells[0]
         method_depths = self.infos[first.language]["methods"][first.method]["depths"]
         depths = sorted({c.depth for c in cells if c.depth}) or method_depths[:1]
@@ -426,14 +429,13 @@ class Runner:
                     "roundtrip", model=first.model, method=first.method, depth=depth,
                     variant="", params={"input": str(data_path(first.dataset_dir, first.model))})
             except DriverFailure as exc:
-                return {"*": CellResult("invalid", exc.kind, what + exc.message,
-                                        exc.stderr_tail or None)}
+                return {"*": failed(exc, what)}
             outcome = from_response(response, what)
             if outcome is not None and outcome.status == "unsupported":
                 verdict[depth] = outcome
                 continue
             if outcome is not None:
-                return {"*": CellResult("invalid", outcome.error_kind, outcome.message)}
+                return {"*": outcome}
             problem = self.roundtrip_problem(response["result"], manifest)
             if problem:
                 return {"*": CellResult("invalid", "checksum_mismatch", what + problem)}
