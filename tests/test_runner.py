@@ -18,6 +18,7 @@ from serbench import driver as driver_module
 from serbench import provenance
 from serbench.checksum import hex64
 from serbench.cli import cli
+from serbench.datasets.manifest import DatasetError, data_path
 from serbench.driver import LANGUAGES, env_var, find_drivers
 from serbench.plan import RAW, parse_plan
 from serbench.results import Results, ResultsError
@@ -357,3 +358,18 @@ def test_cli_user_errors_exit_2_without_traceback(home, monkeypatch, tmp_path):
     assert "Traceback" not in proc.stderr
     proc = serbench(home, "compare", "a", "b")
     assert proc.returncode == 2 and "no results yet" in proc.stderr
+
+
+def test_verify_blames_a_dataset_changed_after_it_was_made_not_the_methods(home, monkeypatch):
+    use(monkeypatch, home, "rust")
+    paths = find_drivers()
+    directory = home / "data" / "default"
+    text = data_path(directory, "trade").read_text()
+    # the same size (a size change is caught as soon as the manifest is read), another object
+    data_path(directory, "trade").write_text(text.replace('"order_code":7,', '"order_code":8,', 1))
+    with pytest.raises(DatasetError, match=r"trade.jsonl: the file no longer matches its "
+                                           r"manifest \(count \d+, .*make it again"):
+        verify(paths, driver_infos(paths), directory, timeout_s=20)
+    data_path(directory, "trade").write_text("{not json" + " " * (len(text) - 10) + "\n")
+    with pytest.raises(DatasetError, match="trade.jsonl: the dataset no longer reads as trade"):
+        verify(paths, driver_infos(paths), directory, timeout_s=20)

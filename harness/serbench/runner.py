@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from array import array
 from dataclasses import dataclass, field, replace
 from itertools import groupby
@@ -75,6 +76,16 @@ def dataset_hashes(directory: Path, model: str) -> array:
     staging.unlink(missing_ok=True)
     raise RunError(f"{data_path(directory, model)}: per-object hashes do not add up to the "
                    f"manifest's checksum {manifest.set_checksum}; the dataset is damaged")
+
+
+def file_hashes(directory: Path, model: str) -> array:
+    """Per-object hashes read from the dataset file itself, never from the cache (natively
+    when serbench-datagen is built, else in Python); ValueError when it does not parse."""
+    with tempfile.TemporaryDirectory(prefix="serbench-hashes-") as tmp:
+        out = Path(tmp) / "hashes"
+        if not _native_hashes(directory, model, out):
+            _python_hashes(directory, model, out)
+        return u64_array(out.read_bytes())
 
 
 def _read_hashes(path: Path, manifest: Manifest) -> array | None:

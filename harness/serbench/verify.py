@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .checksum import MASK, hex64
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess
 from .plan import RAW
-from .runner import BadAnswer, checksum_of, mismatch
+from .runner import BadAnswer, checksum_of, file_hashes, mismatch
 
 OK, FAILED, UNSUPPORTED = "ok", "failed", "unsupported"
 PAGE_SIZE = 262144
@@ -88,14 +89,32 @@ def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
 
 
 def _manifests(data_dir: Path, models: tuple[str, ...]) -> dict[str, Manifest]:
+    """Each dataset's manifest, once its file is shown to still match it: a file changed
+    since it was made is the dataset's fault, not every method's."""
     found = {}
     for path in sorted(data_dir.glob("*.manifest.json")):
         model = path.name.removesuffix(".manifest.json")
         if not models or model in models:
             found[model] = load_manifest(data_dir, model)
+            _check_matches(data_dir, found[model])
     if not found:
         raise DatasetError(f"{data_dir}: no datasets; run `serbench data default`")
     return found
+
+
+def _check_matches(data_dir: Path, manifest: Manifest) -> None:
+    path = data_path(data_dir, manifest.model)
+    try:
+        hashes = file_hashes(data_dir, manifest.model)
+    except ValueError as exc:
+        raise DatasetError(f"{path}: the dataset no longer reads as {manifest.model}: {exc}; "
+                           "make it again with `serbench data`") from None
+    got = {"count": len(hashes), "sum": hex64(sum(hashes) & MASK)}
+    if got != manifest.set_checksum:
+        raise DatasetError(f"{path}: the file no longer matches its manifest (count "
+                           f"{got['count']}, sum {got['sum']}; the manifest says "
+                           f"{manifest.set_checksum['count']}, {manifest.set_checksum['sum']}): "
+                           "it changed after it was made; make it again with `serbench data`")
 
 
 def _ask(drivers: Drivers, language: str, op: str, manifest: Manifest | None,
