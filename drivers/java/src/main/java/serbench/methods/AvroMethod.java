@@ -44,6 +44,7 @@ public final class AvroMethod<T, R extends SpecificRecord> implements Codec<T> {
     private final Streams.Out stream = new Streams.Out();
     private BinaryEncoder encoder;
     private BinaryDecoder decoder;
+    private final StrictUtf8Decoder strict = new StrictUtf8Decoder();
     private R reused;
 
     static {
@@ -79,7 +80,7 @@ public final class AvroMethod<T, R extends SpecificRecord> implements Codec<T> {
             decoder);
         boolean end;
         try {
-            reused = reader.read(reused, decoder);
+            reused = reader.read(reused, strict.on(decoder));
             end = decoder.isEnd();
         } catch (IOException | RuntimeException e) {
             // avro reports damage as EOF, AvroRuntimeException, its size limits'

@@ -2,9 +2,14 @@ package serbench.methods;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
 import java.util.List;
+import org.msgpack.core.MessagePack;
+import org.msgpack.core.MessageStringCodingException;
+import org.msgpack.core.MessageUnpacker;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 import serbench.Bytes;
 import serbench.Depth;
@@ -39,9 +44,12 @@ public final class Msgpack<T> extends Materialized<T> {
 
     @Override
     public T decode(ByteBuffer page, int off, int len) throws IOException {
-        try (JsonParser p = FACTORY.createParser(page.array(), off, len)) {
+        try (Watching p = new Watching(FACTORY.createParser(page.array(), off, len))) {
             p.nextToken();
             T v = model.readJson(p);
+            if (p.replaced) {
+                requireUtf8(page.array(), off, len);
+            }
             // the parser reports the bytes it consumed as the location's "char" offset, and
             // throws instead of returning null at the end of the input
             long end = p.currentLocation().getCharOffset();
@@ -50,6 +58,59 @@ public final class Msgpack<T> extends Materialized<T> {
                     + "msgpack map");
             }
             return v;
+        }
+    }
+
+    /**
+     * The parser decodes str payloads with replacement: bytes that are not UTF-8 come out as
+     * U+FFFD and would read as other text. A string holding U+FFFD (rare: it may be genuine)
+     * sends the object's bytes through msgpack-core's strict decoding.
+     */
+    static final class Watching extends JsonParserDelegate {
+        boolean replaced;
+
+        Watching(JsonParser p) {
+            super(p);
+        }
+
+        @Override
+        public String getText() throws IOException {
+            String s = delegate.getText();
+            replaced |= s != null && s.indexOf('\uFFFD') >= 0;
+            return s;
+        }
+    }
+
+    private static final MessagePack.UnpackerConfig STRICT = new MessagePack.UnpackerConfig()
+        .withActionOnMalformedString(CodingErrorAction.REPORT)
+        .withActionOnUnmappableString(CodingErrorAction.REPORT);
+
+    /** Every str payload of the object decoded strictly; the first that is not UTF-8 refused. */
+    static void requireUtf8(byte[] a, int off, int len) throws IOException {
+        try (MessageUnpacker u = STRICT.newUnpacker(a, off, len)) {
+            while (u.hasNext()) {
+                strictValue(u);
+            }
+        } catch (MessageStringCodingException e) {
+            throw new DecodeException(-1, "a string that is not UTF-8: " + e.getMessage());
+        }
+    }
+
+    private static void strictValue(MessageUnpacker u) throws IOException {
+        switch (u.getNextFormat().getValueType()) {
+            case STRING -> u.unpackString();
+            case ARRAY -> {
+                for (int n = u.unpackArrayHeader(); n > 0; n--) {
+                    strictValue(u);
+                }
+            }
+            case MAP -> {
+                for (int n = u.unpackMapHeader(); n > 0; n--) {
+                    strictValue(u);
+                    strictValue(u);
+                }
+            }
+            default -> u.skipValue();
         }
     }
 }

@@ -56,8 +56,9 @@ public final class Xml<T> extends Materialized<T> {
         }
         Object v;
         try {
+            // a decoder of its own reports bytes that are not UTF-8 (the charset's replaces them)
             v = xstream.fromXML(new InputStreamReader(in.on(page, off, len),
-                StandardCharsets.UTF_8));
+                StandardCharsets.UTF_8.newDecoder()));
         } catch (ForbiddenClassException e) {
             throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());
         }

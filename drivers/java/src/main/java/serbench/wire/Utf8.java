@@ -55,4 +55,17 @@ public final class Utf8 {
         }
         return -1;
     }
+
+    /** The same over a buffer's absolute positions [from, to) (strings read in place). */
+    public static int invalidAt(java.nio.ByteBuffer b, int from, int to) {
+        if (b.hasArray()) {
+            int base = b.arrayOffset();
+            int bad = invalidAt(b.array(), base + from, base + to);
+            return bad < 0 ? -1 : bad - base;
+        }
+        byte[] copy = new byte[to - from];
+        b.get(from, copy);
+        int bad = invalidAt(copy, 0, copy.length);
+        return bad < 0 ? -1 : from + bad;
+    }
 }

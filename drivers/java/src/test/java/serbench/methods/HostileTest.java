@@ -88,6 +88,77 @@ class HostileTest {
         damaged(Registry.method(method), ModelType.byId(model));
     }
 
+    /**
+     * A string whose bytes are not UTF-8 (a byte 0xFF inside it, the length unchanged) is
+     * refused by every method that stores text as bytes, never read as other text (a reader
+     * that decodes with replacement characters would answer ok with another checksum).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("textWriters")
+    void stringsThatAreNotUtf8AreRefused(String method) throws Exception {
+        refusesNotUtf8(Registry.method(method), ModelType.byId("part"));
+    }
+
+    private static <T> void refusesNotUtf8(MethodSpec spec, ModelType<T> part) throws Exception {
+        String method = spec.id();
+        String line = "{\"partkey\":1,\"name\":\"MARKERMARKER\",\"mfgr\":\"\",\"brand\":\"\","
+            + "\"type\":\"\",\"size\":0,\"container\":\"\",\"retailprice\":0.0,\"comment\":\"\"}";
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("utf8", ".jsonl");
+        // a genuine U+FFFD is text like any other (the msgpack reader's slow path)
+        java.nio.file.Files.writeString(file, line + "\n" + line.replace("MARKERMARKER",
+            "genuine \\ufffd") + "\n");
+        List<T> objects = Json.load(file, part);
+        T object = objects.get(0);
+        Codec<T> codec = spec.codec(part);
+        Bytes genuine = new Bytes(16);
+        codec.encode(objects.get(1), genuine);
+        for (serbench.Depth depth : spec.depths()) {
+            serbench.Hasher h = new serbench.Hasher();
+            codec.fold(pageOf(spec, java.util.Arrays.copyOf(genuine.array, genuine.length)), 0,
+                genuine.length, depth, h);
+            assertEquals(part.hash(objects.get(1)), h.finish(), method + " " + depth);
+        }
+        Bytes out = new Bytes(16);
+        codec.encode(object, out);
+        byte[] bytes = java.util.Arrays.copyOf(out.array, out.length);
+        int at = indexOf(bytes, "MARKERMARKER".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertTrue(at >= 0, method + " stores the marker as its bytes");
+        bytes[at + 3] = (byte) 0xFF;
+        ByteBuffer page = pageOf(spec, bytes);
+        for (serbench.Depth depth : spec.depths()) {
+            assertThrows(Exception.class, () -> codec.fold(page, 0, bytes.length, depth,
+                new serbench.Hasher()), method + " " + depth + " read 0xFF inside a string");
+        }
+    }
+
+    /** Methods that store this text as its UTF-8 bytes: not the compressed ones, not kryo
+     *  (ASCII with a high bit marking the last char) or fory (Latin-1 where it fits), whose
+     *  encodings of it are not UTF-8 (a byte of them changed is other valid text there). */
+    static Stream<String> textWriters() {
+        return Registry.METHODS.stream().filter(MethodSpec::writes).map(MethodSpec::id)
+            .filter(id -> !id.endsWith("gzip") && !id.equals("kryo") && !id.equals("fory"));
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
+    private static ByteBuffer pageOf(MethodSpec method, byte[] bytes) {
+        return method.directPages()
+            ? ByteBuffer.allocateDirect(bytes.length).put(0, bytes)
+                .order(java.nio.ByteOrder.nativeOrder())
+            : ByteBuffer.wrap(bytes);
+    }
+
     private static <T> void damaged(MethodSpec method, ModelType<T> model) throws Exception {
         Codec<T> codec = method.codec(model);
         for (T object : Json.load(Vectors.jsonl(model.id), model)) {

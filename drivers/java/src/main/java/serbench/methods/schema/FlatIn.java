@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import serbench.Hasher;
 import serbench.wire.DecodeException;
+import serbench.wire.Utf8;
 
 /**
  * The checks of one flatbuffers read, which the 2.0.8 Java runtime has no verifier for.
@@ -82,19 +83,28 @@ public final class FlatIn {
             h.word(0);
             return;
         }
-        int at = b.position();
+        int start = b.position();
         int end = b.limit();
-        spend(4 + end - at);
-        h.word(end - at);
+        spend(4 + end - start);
+        h.word(end - start);
+        long high = 0;  // any byte >= 0x80: then the bytes must be checked as UTF-8
+        int at = start;
         for (; at + 8 <= end; at += 8) {
-            h.word(b.getLong(at));
+            long w = b.getLong(at);
+            high |= w;
+            h.word(w);
         }
         if (at < end) {
             long w = 0;
             for (int k = end - 1; k >= at; k--) {
                 w = (w << 8) | (b.get(k) & 0xff);
             }
+            high |= w;
             h.word(w);
+        }
+        if ((high & 0x8080808080808080L) != 0 && Utf8.invalidAt(b, start, end) >= 0) {
+            throw new DecodeException(Utf8.invalidAt(b, start, end), "a string that is not "
+                + "UTF-8");
         }
     }
 
