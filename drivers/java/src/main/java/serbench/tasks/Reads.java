@@ -11,6 +11,7 @@ import serbench.methods.MethodSpec;
 import serbench.model.ModelType;
 import serbench.paged.Index;
 import serbench.paged.PageReader;
+import serbench.wire.DecodeException;
 
 /** Reading a selection of a paged file's objects and folding their set checksum. */
 public final class Reads {
@@ -98,11 +99,57 @@ public final class Reads {
             + ", object " + id + " at offset " + reader.index.offset(id) + ": " + describe(e));
     }
 
-    /** A library's exception as one line: its message, or its class when it has none. */
+    /**
+     * A library's exception as one line that says what is wrong: what its class means for the
+     * bytes read (libraries throw bare `UTFDataFormatException`, "Input length = 1", null
+     * pointers), then its own first line, then its root cause's when that says more.
+     */
     public static String describe(Throwable e) {
+        String own = firstLine(e);
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String meaning = meaning(root) != null ? meaning(root) : meaning(e);
+        StringBuilder out = new StringBuilder();
+        if (meaning != null) {
+            out.append(meaning).append(" (");
+        }
+        out.append(e instanceof DecodeException || e instanceof Failure ? own
+            : e.getClass().getSimpleName() + (own.isEmpty() ? "" : ": " + own));
+        if (root != e && !firstLine(root).isEmpty() && !own.contains(firstLine(root))) {
+            out.append("; caused by ").append(root.getClass().getSimpleName()).append(": ")
+                .append(firstLine(root));
+        }
+        return meaning != null ? out.append(")").toString() : out.toString();
+    }
+
+    private static String firstLine(Throwable e) {
         String m = e.getMessage();
-        return m == null || m.isBlank() ? e.getClass().getSimpleName() : m.lines().findFirst()
-            .orElse(m);
+        return m == null || m.isBlank() ? "" : m.strip().lines().findFirst().orElse("");
+    }
+
+    /** What an exception class says about the bytes, where its message may not. */
+    private static String meaning(Throwable e) {
+        if (e instanceof java.io.UTFDataFormatException) {
+            return "a string that is not (modified) UTF-8";
+        }
+        if (e instanceof java.nio.charset.CharacterCodingException) {
+            return "text that is not UTF-8";
+        }
+        if (e instanceof java.io.EOFException) {
+            return "the object ends before its last field";
+        }
+        if (e instanceof NullPointerException) {
+            return "a field the object needs is missing";
+        }
+        if (e instanceof StackOverflowError) {
+            return "nesting deeper than the reader's stack";
+        }
+        if (e instanceof OutOfMemoryError) {
+            return "a length larger than the heap can hold";
+        }
+        return null;
     }
 
     private static Failure outOfRange(Path base, String what, long count) {
