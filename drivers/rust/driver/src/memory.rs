@@ -128,19 +128,29 @@ pub fn rss() -> std::io::Result<Rss> {
 mod tests {
     use super::*;
 
+    /// The kept block counted, the freed one not. Other test threads allocate and free while
+    /// a window is open (a window counts the whole process), so one attempt may be disturbed:
+    /// some attempt of many must see exactly this thread's net bytes.
     #[test]
     fn a_window_counts_what_stays_allocated() {
-        let window = Window::open();
-        let kept: Vec<u64> = Vec::with_capacity(1000);
-        let freed: Vec<u8> = vec![1; 5000];
-        drop(freed);
-        assert!(
-            window.counted(),
-            "the test binary installs the counting allocator"
-        );
-        // other test threads may allocate at the same time; the kept block is at least there
-        assert!(window.bytes() >= 8000, "{}", window.bytes());
-        drop(kept);
+        let mut seen = Vec::new();
+        for _ in 0..200 {
+            let window = Window::open();
+            let kept: Vec<u64> = Vec::with_capacity(1000);
+            let freed: Vec<u8> = vec![1; 5000];
+            drop(freed);
+            assert!(
+                window.counted(),
+                "the test binary installs the counting allocator"
+            );
+            let bytes = window.bytes();
+            drop(kept);
+            if bytes == 8000 {
+                return;
+            }
+            seen.push(bytes);
+        }
+        panic!("no window counted exactly the 8000 kept bytes: {seen:?}");
     }
 
     #[test]

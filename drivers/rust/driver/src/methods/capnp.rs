@@ -10,7 +10,7 @@
 //! Reading opens the bytes in place (copied only when not 8-aligned) with a traversal limit of
 //! twice the message's words: big objects read whole, a message pointing at the same data
 //! over and over does not. `access` folds the checksum through the generated readers (texts
-//! as their bytes, as the C++ reader does), `materialize` builds the native structs (texts
+//! as their bytes, checked to be UTF-8), `materialize` builds the native structs (texts
 //! must be UTF-8). A required struct left null is corrupt.
 
 use ::capnp::message::{self, Allocator, ReaderOptions};
@@ -238,9 +238,12 @@ impl Take<Enum> for OrgType {
 }
 
 impl<'a> Visit for text::Reader<'a> {
+    /// The text's bytes, once shown to be UTF-8 (capnp itself only checks on `to_str`).
     #[inline]
     fn visit(self, h: &mut Hasher) -> Result<(), DecodeError> {
-        h.bytes(self.as_bytes());
+        let text = std::str::from_utf8(self.as_bytes())
+            .map_err(|e| DecodeError::new(0, format!("a text is not UTF-8: {e}")))?;
+        h.bytes(text.as_bytes());
         Ok(())
     }
 }

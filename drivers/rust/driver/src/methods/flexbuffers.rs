@@ -13,7 +13,7 @@
 //! Only `materialize`: the lazy `Reader` could visit every field without native objects,
 //! but only through a hand-written walk per model type, which this method does not have.
 
-use flexbuffers::{FlexbufferSerializer, Reader};
+use flexbuffers::{FlexBufferType, FlexbufferSerializer, Reader};
 use serbench_model::{Hasher, ModelType};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -66,8 +66,15 @@ impl<M: ModelType> Codec<M> for Flexbuffers {
 const MAX_DEPTH: u32 = 64;
 
 /// Checks that the vectors and maps under `value` hold at most `budget` elements in all,
-/// each readable, at most [`MAX_DEPTH`] levels deep.
+/// each readable, at most [`MAX_DEPTH`] levels deep, and that every string is UTF-8 (the
+/// serde reader would take a string that is not as empty).
 fn check_elements(value: &Reader<&[u8]>, budget: &mut usize, depth: u32) -> Result<(), String> {
+    if value.flexbuffer_type() == FlexBufferType::String {
+        return value
+            .get_str()
+            .map(|_| ())
+            .map_err(|e| format!("a string that is not UTF-8: {e}"));
+    }
     if !value.flexbuffer_type().is_vector() {
         return Ok(());
     }

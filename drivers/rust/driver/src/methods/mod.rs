@@ -384,6 +384,33 @@ mod bad_input_tests {
         });
     }
 
+    /// Methods whose encoding of text is not its bytes as written (compressed).
+    const TEXT_NOT_RAW: &[&str] = &["json_gzip"];
+
+    /// A string whose bytes are not UTF-8 (0xFF inside it, the length unchanged) is an error
+    /// in every method, never other text.
+    #[test]
+    fn strings_that_are_not_utf8_are_errors() {
+        let mut accepted = Vec::new();
+        each_method_and_model(|method, model, golden| {
+            if model != ModelId::Part {
+                return;
+            }
+            let marker = b"lavender";
+            let object = &golden[0];
+            let Some(at) = object.windows(marker.len()).position(|w| w == marker) else {
+                assert!(TEXT_NOT_RAW.contains(&method), "{method} stores text as its bytes");
+                return;
+            };
+            let mut bad = object.clone();
+            bad[at + 3] = 0xff;
+            if !read(method, model, &[bad]).is_empty() {
+                accepted.push(method.to_string());
+            }
+        });
+        assert!(accepted.is_empty(), "these read 0xFF inside a string as text: {accepted:?}");
+    }
+
     /// A flipped byte may still read (a changed number); it must not panic.
     #[test]
     fn flipped_bytes_never_panic() {
