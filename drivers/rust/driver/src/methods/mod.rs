@@ -399,7 +399,10 @@ mod bad_input_tests {
             let marker = b"lavender";
             let object = &golden[0];
             let Some(at) = object.windows(marker.len()).position(|w| w == marker) else {
-                assert!(TEXT_NOT_RAW.contains(&method), "{method} stores text as its bytes");
+                assert!(
+                    TEXT_NOT_RAW.contains(&method),
+                    "{method} stores text as its bytes"
+                );
                 return;
             };
             let mut bad = object.clone();
@@ -408,7 +411,10 @@ mod bad_input_tests {
                 accepted.push(method.to_string());
             }
         });
-        assert!(accepted.is_empty(), "these read 0xFF inside a string as text: {accepted:?}");
+        assert!(
+            accepted.is_empty(),
+            "these read 0xFF inside a string as text: {accepted:?}"
+        );
     }
 
     /// A flipped byte may still read (a changed number); it must not panic.
