@@ -76,3 +76,20 @@ def test_compare_cli(home, monkeypatch):
     result = CliRunner().invoke(cli, ["compare", "a", "b", "--limit", "3"])
     assert result.exit_code == 0, result.output
     assert "B / A" in result.output and "cells compared" in result.output
+
+
+def test_cells_measured_under_another_protocol_are_flagged_and_left_out_of_the_mean(
+        home, monkeypatch):
+    use(monkeypatch, home)
+    run(home, SMALL, run_id="a")
+    run(home, SMALL.replace("repetitions = 2", "repetitions = 4"), run_id="b")
+    with Results(home / "results.duckdb", read_only=True) as results:
+        same = compare_runs(results, "a", "a")
+        changed = compare_runs(results, "a", "b")
+    assert same.rows and not any(row.protocol for row in same.rows)
+    assert changed.rows and all(row.protocol == ["repetitions 2 -> 4"] for row in changed.rows)
+    assert changed.geometric_mean is None  # nothing was measured the same way
+    result = CliRunner().invoke(cli, ["compare", "a", "b"])
+    assert result.exit_code == 0, result.output
+    assert (f"(over the 0 measured the same way; {len(changed.rows)} measured differently)"
+            in " ".join(result.output.split()))

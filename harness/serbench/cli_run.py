@@ -225,19 +225,23 @@ def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) 
     with Results(read_only=True) as results:
         comparison = compare_runs(results, run_a, run_b, allow_incomplete)
     table = Table(title=f"B = {run_b} vs A = {run_a} (median total time, measured samples)")
-    for column in ("cell", "dataset", "page", "A ms", "B ms", "B / A"):
-        table.add_column(column, justify="left" if column in ("cell", "dataset") else "right")
+    for column in ("cell", "dataset", "page", "A ms", "B ms", "B / A", "measured differently"):
+        table.add_column(column, justify="left" if column in ("cell", "dataset",
+                                                             "measured differently") else "right")
     rows = comparison.rows[:limit] if limit > 0 else comparison.rows
     for row in rows:
         style = "red" if row.ratio > 1.05 else "green" if row.ratio < 0.95 else ""
         table.add_row(escape(label(row.identity)), row.identity["dataset"],
                       str(row.identity["page_size"]), f"{row.median_a / 1e6:.3f}",
                       f"{row.median_b / 1e6:.3f}", f"[{style}]{row.ratio:.3f}[/]" if style
-                      else f"{row.ratio:.3f}")
+                      else f"{row.ratio:.3f}", escape(", ".join(row.protocol)))
     console.print(table)
     mean = comparison.geometric_mean
+    differing = sum(bool(row.protocol) for row in comparison.rows)
     console.print(f"{len(comparison.rows)} cells compared"
                   + (f", geometric mean B / A = {mean:.3f}" if mean else "")
+                  + (f" (over the {len(comparison.rows) - differing} measured the same way; "
+                     f"{differing} measured differently)" if differing else "")
                   + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
                     f"{len(comparison.not_ok)} not ok in at least one run")
     for identity, status_a, status_b in comparison.not_ok:
