@@ -13,7 +13,9 @@ Misbehaviour is chosen through the environment:
                         (default: every request except info and shutdown)
   FAKE_DRIVER_AFTER     answer the first k triggering requests normally (default 0)
   FAKE_DRIVER_INFO      `info` command mode: normal | garbage | crash | hang
-  FAKE_DRIVER_LOG       a file to which every request is appended as "pid op task method model"
+  FAKE_DRIVER_LOG       a file to which every request is appended as "pid op task method model
+                        variant" (variant - for the default)
+  FAKE_DRIVER_VARIANTS  comma-separated variants its method offers (read like the default)
 """
 from __future__ import annotations
 
@@ -47,7 +49,10 @@ INFO = {
     "models": list(MODELS),
     "tasks": ["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"],
     "methods": {
-        METHOD: {"depths": ["materialize", "access"], "variants": [], "models": list(MODELS),
+        METHOD: {"depths": ["materialize", "access"],
+                 "variants": [v for v in os.environ.get("FAKE_DRIVER_VARIANTS", "").split(",")
+                              if v],
+                 "models": list(MODELS),
                  "files": ["tests/fake_driver.py"],
                  "jars": [{"name": "fake-1.0.jar", "bytes": 40960}]},
         "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": []},
@@ -414,7 +419,8 @@ def log(req: dict) -> None:
     if path:
         with open(path, "a") as f:
             f.write(" ".join(str(x) for x in (os.getpid(), req.get("op"), req.get("task"),
-                                               req.get("method"), req.get("model"))) + "\n")
+                                               req.get("method"), req.get("model"),
+                                               req.get("variant") or "-")) + "\n")
 
 
 def serve() -> None:

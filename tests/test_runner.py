@@ -96,7 +96,7 @@ def test_run_end_to_end(home, monkeypatch):
     assert not (home / "runs" / run_id).exists(), "paged files are removed after the run"
     # one fresh process per language x method x model; verification precedes the timing
     pids = defaultdict(set)
-    for pid, op, task, method, model in requests(log):
+    for pid, op, task, method, model, _ in requests(log):
         pids[(method if op != "load" else "", model)].add(pid)
     assert all(len(p) == 1 for p in pids.values())
     assert len({p for ps in pids.values() for p in ps}) == 4  # fakejson and raw, two models
@@ -191,6 +191,21 @@ def test_a_verification_that_fails_leaves_the_group_untimed_named_by_what_happen
     assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in part}
     timed = [r for r in requests(log) if r[1] == "run" and r[3] == "fakejson" and r[4] == "part"]
     assert timed == []
+
+
+def test_every_variant_is_verified_before_it_is_timed_and_fails_alone(home, monkeypatch):
+    log = use(monkeypatch, home, variants="lazy", mode="bad_checksum",
+              on="op=roundtrip,variant=lazy")
+    _, _, cells, samples = run(home, PLAN.replace('["trade", "part"]', '["trade"]'))
+    lazy = [c for c in cells if c["variant"] == "lazy"]
+    plain = [c for c in cells if c["variant"] == "" and c["method"] == "fakejson"]
+    assert lazy and {(c["status"], c["error_kind"]) for c in lazy} == {
+        ("invalid", "checksum_mismatch")}
+    assert all("variant lazy" in c["message"] for c in lazy)
+    assert plain and {c["status"] for c in plain} == {"ok"}
+    verified = {(r[1], r[5]) for r in requests(log) if r[1] == "roundtrip"}
+    assert ("roundtrip", "lazy") in verified
+    assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in lazy}
 
 
 def test_driver_unsupported_answers_are_unsupported(home, monkeypatch):

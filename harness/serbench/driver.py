@@ -133,6 +133,11 @@ class DriverProcess:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The driver's process id, which is also its process group's (its own session)."""
+        return self._proc.pid if self._proc is not None else None
+
     def close(self) -> None:
         """Close stdin (the driver exits 0 by contract); kill it if it lingers, or at once
         when it is still busy with a request (the harness was interrupted)."""

@@ -29,6 +29,8 @@ import os
 import re
 import secrets
 import shutil
+import signal
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -283,8 +285,10 @@ class Results:
             if process_alive(params.get("harness")):
                 continue
             self.finish_run(run_id, "interrupted")
+            run_dir = home() / "runs" / run_id
+            kill_recorded(run_dir)  # drivers still busy with the dead harness's last request
             if not params.get("keep_files"):
-                shutil.rmtree(home() / "runs" / run_id, ignore_errors=True)
+                shutil.rmtree(run_dir, ignore_errors=True)
             reaped.append(run_id)
         return reaped
 
@@ -352,6 +356,33 @@ class Results:
 def this_process() -> dict:
     """What identifies this process across pid reuse and reboots."""
     return {"pid": os.getpid(), "boot_id": _boot_id(), "start": _start_ticks(os.getpid())}
+
+
+def record_process(run_dir: Path, pid: int) -> None:
+    """Notes a process the run started (a driver, its own process group) under the run's
+    directory, so that a reaper can stop it if the harness dies."""
+    directory = run_dir / "processes"
+    directory.mkdir(parents=True, exist_ok=True)
+    record = {**this_process(), "pid": pid, "start": _start_ticks(pid)}
+    (directory / f"{pid}.json").write_text(json.dumps(record))
+
+
+def kill_recorded(run_dir: Path) -> None:
+    """Kills the process group of every recorded process that is still the one recorded."""
+    for path in (run_dir / "processes").glob("*.json"):
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if process_alive(record):
+            try:
+                os.killpg(record["pid"], signal.SIGKILL)
+            except OSError:
+                continue
+            for _ in range(100):  # gone (and reaped by init) before its files are removed
+                if not process_alive(record):
+                    break
+                time.sleep(0.02)
 
 
 def process_alive(harness: dict | None) -> bool:

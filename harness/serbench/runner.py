@@ -39,7 +39,7 @@ from .network.measure import Networks
 from .plan import RAW, Cell, Plan, expand, summary
 from . import steady
 from .provenance import collect, machine_state
-from .results import CellResult, Results, new_run_id
+from .results import CellResult, Results, new_run_id, record_process
 from .tasks import TASKS
 
 HEX_SUM = re.compile(r"[0-9a-f]{16}")  # u64 sums travel as 16 lowercase hex digits
@@ -362,8 +362,10 @@ class Runner:
         self.listener.done(cell, result)
 
     def new_driver(self, language: str, cell: Cell) -> DriverProcess:
-        return DriverProcess(language, self.drivers[language], cell.timeout_s,
-                             self.pin or cell.pin_cpus or None).start()
+        driver = DriverProcess(language, self.drivers[language], cell.timeout_s,
+                               self.pin or cell.pin_cpus or None).start()
+        record_process(self.run_dir, driver.pid)
+        return driver
 
     # -- one group: one language × method × model, one fresh process -----------------------
 
@@ -383,7 +385,8 @@ class Runner:
             verdict = {} if todo[0].method == RAW else self.verify_group(driver, todo)
             for cell in todo:
                 self.listener.start(cell)
-                result = verdict.get(cell.depth) or verdict.get("*")
+                result = (verdict.get(cell.depth) or verdict.get("*")
+                          or verdict.get(("variant", cell.variant)))
                 if result is None:
                     if not driver.alive:  # the previous cell killed it: a fresh one, no leaks
                         driver.close()
@@ -421,36 +424,51 @@ class Runner:
             samples += numbered_on(result.samples, samples, fork=fork)
         return replace(first, samples=samples)
 
-    def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict[str, CellResult]:
-        """`roundtrip` over the whole dataset at every depth the group reads.
+    def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict:
+        """`roundtrip` over the whole dataset at every depth the group reads, in the default
+        variant and in every other variant a cell of the group times.
 
         Returns outcomes that replace running cells: under "*" when the group must not be
         timed at all (invalid when the round trip gave a wrong result; failed when the driver
         crashed, hung or answered an error: no result, so nothing to call wrong), under a
-        depth when only that depth is unsupported."""
+        depth when only that depth is unsupported, under ("variant", v) for a variant's
+        cells when only that variant failed or is unsupported."""
         first = cells[0]
         method_depths = self.infos[first.language]["methods"][first.method]["depths"]
         depths = sorted({c.depth for c in cells if c.depth}) or method_depths[:1]
         manifest = load_manifest(first.dataset_dir, first.model)
         verdict = {}
         for depth in depths:
-            what = f"verification (roundtrip at depth {depth}): "
-            try:
-                response = driver.request(
-                    "roundtrip", model=first.model, method=first.method, depth=depth,
-                    variant="", params={"input": str(data_path(first.dataset_dir, first.model))})
-            except DriverFailure as exc:
-                return {"*": failed(exc, what)}
-            outcome = from_response(response, what)
+            outcome = self.roundtrip(driver, first, depth, "", manifest)
             if outcome is not None and outcome.status == "unsupported":
                 verdict[depth] = outcome
-                continue
-            if outcome is not None:
+            elif outcome is not None:
                 return {"*": outcome}
-            problem = self.roundtrip_problem(response["result"], manifest)
-            if problem:
-                return {"*": CellResult("invalid", "checksum_mismatch", what + problem)}
+        for variant in sorted({c.variant for c in cells if c.variant}):
+            for depth in sorted({c.depth for c in cells if c.variant == variant and c.depth}
+                                - verdict.keys()) or method_depths[:1]:
+                outcome = self.roundtrip(driver, first, depth, variant, manifest)
+                if outcome is not None:
+                    verdict[("variant", variant)] = outcome
+                    break
         return verdict
+
+    def roundtrip(self, driver: DriverProcess, cell: Cell, depth: str, variant: str,
+                  manifest: Manifest) -> CellResult | None:
+        """One verification round trip; None when it reproduced the dataset."""
+        what = (f"verification (roundtrip at depth {depth}"
+                + (f", variant {variant}" if variant else "") + "): ")
+        try:
+            response = driver.request(
+                "roundtrip", model=cell.model, method=cell.method, depth=depth,
+                variant=variant, params={"input": str(data_path(cell.dataset_dir, cell.model))})
+        except DriverFailure as exc:
+            return failed(exc, what)
+        outcome = from_response(response, what)
+        if outcome is not None:
+            return outcome
+        problem = self.roundtrip_problem(response["result"], manifest)
+        return CellResult("invalid", "checksum_mismatch", what + problem) if problem else None
 
     @staticmethod
     def roundtrip_problem(result: dict, manifest: Manifest) -> str | None:
