@@ -93,3 +93,33 @@ def test_cells_measured_under_another_protocol_are_flagged_and_left_out_of_the_m
     assert result.exit_code == 0, result.output
     assert (f"(over the 0 measured the same way; {len(changed.rows)} measured differently)"
             in " ".join(result.output.split()))
+
+
+@pytest.mark.parametrize("b, verdict", [
+    ([200, 202, 199, 205, 201], "slower"),         # twice the time, no overlap
+    ([50, 51, 49, 52, 50], "faster"),
+    ([101, 99, 103, 100, 102], "no difference"),   # the same distribution
+    ([80, 130, 95, 120, 100], "no difference"),    # wide spread around the same median
+])
+def test_each_ratio_has_a_bootstrap_interval_and_a_verdict(b, verdict):
+    from serbench.compare import Row, ratio_interval
+    a = [100, 102, 98, 101, 99]
+    row = Row({}, a, b)
+    low, high = row.interval
+    assert low <= row.ratio <= high
+    assert row.verdict == verdict
+    assert ratio_interval(a, b) == ratio_interval(a, b), "seeded: the same interval each time"
+
+
+def test_runs_from_different_hosts_are_flagged(home, monkeypatch):
+    use(monkeypatch, home)
+    run(home, SMALL, run_id="a")
+    run(home, SMALL, run_id="b")
+    with Results(home / "results.duckdb") as results:
+        results.con.execute("UPDATE runs SET host = json_object('hostname', 'other') "
+                            "WHERE run_id = 'b'")
+        assert compare_runs(results, "a", "b").hosts[1] == "other"
+        assert compare_runs(results, "a", "a").hosts is None
+    result = CliRunner().invoke(cli, ["compare", "a", "b"])
+    assert result.exit_code == 0, result.output
+    assert "the runs are from different hosts" in " ".join(result.output.split())

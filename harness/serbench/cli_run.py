@@ -225,25 +225,35 @@ def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) 
     with Results(read_only=True) as results:
         comparison = compare_runs(results, run_a, run_b, allow_incomplete)
     table = Table(title=f"B = {run_b} vs A = {run_a} (median total time, measured samples)")
-    for column in ("cell", "dataset", "page", "A ms", "B ms", "B / A", "measured differently"):
-        table.add_column(column, justify="left" if column in ("cell", "dataset",
-                                                             "measured differently") else "right")
+    for column in ("cell", "dataset", "page", "A ms", "B ms", "B / A", "95 % CI", "verdict",
+                   "measured differently"):
+        table.add_column(column, justify="left" if column in (
+            "cell", "dataset", "verdict", "measured differently") else "right")
     rows = comparison.rows[:limit] if limit > 0 else comparison.rows
     for row in rows:
-        style = "red" if row.ratio > 1.05 else "green" if row.ratio < 0.95 else ""
+        verdict = row.verdict
+        style = {"slower": "red", "faster": "green"}.get(verdict, "")
+        low, high = row.interval
         table.add_row(escape(label(row.identity)), row.identity["dataset"],
                       str(row.identity["page_size"]), f"{row.median_a / 1e6:.3f}",
-                      f"{row.median_b / 1e6:.3f}", f"[{style}]{row.ratio:.3f}[/]" if style
-                      else f"{row.ratio:.3f}", escape(", ".join(row.protocol)))
+                      f"{row.median_b / 1e6:.3f}", f"{row.ratio:.3f}", f"{low:.3f}–{high:.3f}",
+                      f"[{style}]{verdict}[/]" if style else verdict,
+                      escape(", ".join(row.protocol)))
     console.print(table)
     mean = comparison.geometric_mean
     differing = sum(bool(row.protocol) for row in comparison.rows)
+    verdicts = Counter(row.verdict for row in comparison.rows)
     console.print(f"{len(comparison.rows)} cells compared"
                   + (f", geometric mean B / A = {mean:.3f}" if mean else "")
                   + (f" (over the {len(comparison.rows) - differing} measured the same way; "
                      f"{differing} measured differently)" if differing else "")
+                  + f"; at 95 %: {verdicts['slower']} slower, {verdicts['faster']} faster, "
+                    f"{verdicts['no difference']} no difference"
                   + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
                     f"{len(comparison.not_ok)} not ok in at least one run")
+    if comparison.hosts:
+        console.print(f"[yellow]the runs are from different hosts[/] ({comparison.hosts[0]} "
+                      f"and {comparison.hosts[1]}): each ratio also compares the machines")
     for identity, status_a, status_b in comparison.not_ok:
         console.print(f"  {escape(label(identity))}: A {status_a}, B {status_b}")
 

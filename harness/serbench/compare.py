@@ -6,11 +6,17 @@ warm-up) samples, and cells are ranked by the ratio B / A. Only cells `ok` in bo
 numbers; the others are counted, never compared. A pair measured under different protocols
 (warm-ups, repetitions, iterations, forks, a floor paired in rounds) is flagged with what
 differs and left out of the geometric mean: its ratio mixes the change with the method.
+
+Each ratio carries a 95 % confidence interval (percentile bootstrap of the ratio of medians,
+resampling each side's measured samples; seeded, so a comparison is reproducible) and a
+verdict: `faster` or `slower` when the interval excludes 1, `no difference` when it does not.
 """
 from __future__ import annotations
 
 import json
 import math
+import random
+import statistics
 from dataclasses import dataclass, field
 
 from .results import Results
@@ -23,7 +29,8 @@ PROTOCOL_PARAMS = ("warmups", "warmup_ms", "warmup_max_ms", "repetitions", "iter
 
 MEDIANS = f"""
 SELECT {", ".join(f"c.{k}" for k in IDENTITY)}, c.status,
-       median(s.total_ns) FILTER (NOT s.warmup) AS median_ns,
+       list(s.total_ns ORDER BY s.rep, json_extract(s.extra, '$.fork'))
+           FILTER (NOT s.warmup) AS times,
        c.params,
        count(DISTINCT json_extract(s.extra, '$.fork')) AS forks,
        bool_or(json_extract(s.extra, '$.floor_ns') IS NOT NULL) AS floor_paired
@@ -33,17 +40,38 @@ GROUP BY ALL
 """
 
 
+LEVEL = 0.95
+RESAMPLES = 2000
+
+
 @dataclass
 class Row:
     identity: dict
-    median_a: float
-    median_b: float
+    times_a: list[int]
+    times_b: list[int]
     # how the two were measured differently, e.g. ["repetitions 5 -> 3"]; empty: the same
     protocol: list[str] = field(default_factory=list)
 
     @property
+    def median_a(self) -> float:
+        return statistics.median(self.times_a)
+
+    @property
+    def median_b(self) -> float:
+        return statistics.median(self.times_b)
+
+    @property
     def ratio(self) -> float:
         return self.median_b / self.median_a if self.median_a else math.inf
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return ratio_interval(self.times_a, self.times_b)
+
+    @property
+    def verdict(self) -> str:
+        low, high = self.interval
+        return "slower" if low > 1 else "faster" if high < 1 else "no difference"
 
 
 @dataclass
@@ -54,6 +82,7 @@ class Comparison:
     only_a: int = 0
     only_b: int = 0
     not_ok: list[tuple[dict, str, str]] = field(default_factory=list)  # identity, status A, B
+    hosts: tuple[str, str] | None = None  # the two host names, when they differ
 
     @property
     def geometric_mean(self) -> float | None:
@@ -70,12 +99,13 @@ def compare_runs(results: Results, run_a: str, run_b: str,
         results.require_run(run_id, allow_incomplete)
     a, b = _medians(results, run_a), _medians(results, run_b)
     comparison = Comparison(run_a, run_b, only_a=len(a.keys() - b.keys()),
-                            only_b=len(b.keys() - a.keys()))
+                            only_b=len(b.keys() - a.keys()),
+                            hosts=hosts(results, run_a, run_b))
     for key in a.keys() & b.keys():
-        (status_a, median_a, how_a), (status_b, median_b, how_b) = a[key], b[key]
+        (status_a, times_a, how_a), (status_b, times_b, how_b) = a[key], b[key]
         identity = dict(zip(IDENTITY, key))
-        if status_a == status_b == "ok" and median_a is not None and median_b is not None:
-            comparison.rows.append(Row(identity, median_a, median_b, differences(how_a, how_b)))
+        if status_a == status_b == "ok" and times_a and times_b:
+            comparison.rows.append(Row(identity, times_a, times_b, differences(how_a, how_b)))
         elif status_a != "unsupported" or status_b != "unsupported":
             comparison.not_ok.append((identity, status_a, status_b))
     comparison.rows.sort(key=lambda r: (-r.ratio, tuple(map(str, r.identity.values()))))
@@ -83,18 +113,39 @@ def compare_runs(results: Results, run_a: str, run_b: str,
     return comparison
 
 
-def _medians(results: Results, run_id: str) -> dict[tuple, tuple[str, float | None, dict]]:
-    """identity -> (status, median of measured samples, protocol)."""
+def _medians(results: Results, run_id: str) -> dict[tuple, tuple[str, list[int], dict]]:
+    """identity -> (status, measured samples' total times, protocol)."""
     rows = results.con.execute(MEDIANS, [run_id]).fetchall()
     width = len(IDENTITY)
     out = {}
     for row in rows:
-        status, median, params, forks, floor_paired = row[width:]
+        status, times, params, forks, floor_paired = row[width:]
         params = json.loads(params) if params else {}
         protocol = {k: params.get(k) for k in PROTOCOL_PARAMS}
-        out[tuple(row[:width])] = (status, median, {**protocol, "forks": forks,
+        out[tuple(row[:width])] = (status, list(times or []), {**protocol, "forks": forks,
                                                     "floor paired": bool(floor_paired)})
     return out
+
+
+def ratio_interval(a: list[int], b: list[int], level: float = LEVEL,
+                   resamples: int = RESAMPLES, seed: int = 42) -> tuple[float, float]:
+    """Percentile bootstrap interval of median(B) / median(A), each side resampled with
+    replacement from its own samples."""
+    rng = random.Random(seed)
+    ratios = sorted(statistics.median(rng.choices(b, k=len(b)))
+                    / max(statistics.median(rng.choices(a, k=len(a))), 1e-9)
+                    for _ in range(resamples))
+    tail = (1 - level) / 2
+    return ratios[int(tail * resamples)], ratios[min(resamples - 1, int((1 - tail) * resamples))]
+
+
+def hosts(results: Results, run_a: str, run_b: str) -> tuple[str, str] | None:
+    """The two runs' host names when they differ (a ratio across machines), else None."""
+    names = []
+    for run_id in (run_a, run_b):
+        host = results.con.execute("SELECT host FROM runs WHERE run_id = ?", [run_id]).fetchone()
+        names.append((json.loads(host[0]) if host and host[0] else {}).get("hostname", "?"))
+    return (names[0], names[1]) if names[0] != names[1] else None
 
 
 def differences(a: dict, b: dict) -> list[str]:
