@@ -21,7 +21,6 @@ from .native import NativeError
 from .plan import PlanError
 from .report import ReportError
 from .report.cli import report_command
-
 from .results import Results, ResultsError, db_path
 from .runner import RunError
 

@@ -18,6 +18,7 @@ import math
 import random
 import statistics
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .results import Results
 
@@ -64,7 +65,7 @@ class Row:
     def ratio(self) -> float:
         return self.median_b / self.median_a if self.median_a else math.inf
 
-    @property
+    @cached_property  # a bootstrap: once per row, whoever asks
     def interval(self) -> tuple[float, float]:
         return ratio_interval(self.times_a, self.times_b)
 

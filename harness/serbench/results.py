@@ -19,8 +19,9 @@ in place on open; 1 lacked `cells.setting` and is refused):
 Atomicity: a run is inserted `running`, each cell with its samples is one transaction, and the
 run becomes `complete` only at the end. A harness killed mid-run leaves `running`; the run
 records its harness process (`params.harness`), and the next serbench command that finds that
-process gone marks the run `interrupted` and removes its leftover files (`reap_orphans`). Only `ok` cells have samples, and a cell is `ok` only when its checksum
-and count matched the expectation.
+process gone marks the run `interrupted` and removes its leftover files (`reap_orphans`).
+Only `ok` cells have samples, and a cell is `ok` only when its checksum and count matched
+the expectation.
 """
 from __future__ import annotations
 
@@ -354,8 +355,12 @@ class Results:
 
 
 def this_process() -> dict:
-    """What identifies this process across pid reuse and reboots."""
-    return {"pid": os.getpid(), "boot_id": _boot_id(), "start": _start_ticks(os.getpid())}
+    return process_record(os.getpid())
+
+
+def process_record(pid: int) -> dict:
+    """What identifies a process across pid reuse and reboots."""
+    return {"pid": pid, "boot_id": _boot_id(), "start": _start_ticks(pid)}
 
 
 def record_process(run_dir: Path, pid: int) -> None:
@@ -363,8 +368,7 @@ def record_process(run_dir: Path, pid: int) -> None:
     directory, so that a reaper can stop it if the harness dies."""
     directory = run_dir / "processes"
     directory.mkdir(parents=True, exist_ok=True)
-    record = {**this_process(), "pid": pid, "start": _start_ticks(pid)}
-    (directory / f"{pid}.json").write_text(json.dumps(record))
+    (directory / f"{pid}.json").write_text(json.dumps(process_record(pid)))
 
 
 def kill_recorded(run_dir: Path) -> None:
@@ -385,14 +389,14 @@ def kill_recorded(run_dir: Path) -> None:
                 time.sleep(0.02)
 
 
-def process_alive(harness: dict | None) -> bool:
-    """Is the process `this_process()` described still running (same boot, same pid, same
+def process_alive(record: dict | None) -> bool:
+    """Is the process a `process_record` describes still running (same boot, same pid, same
     start time)? A run without the record (older serbench) counts as gone."""
-    if not isinstance(harness, dict):
+    if not isinstance(record, dict):
         return False
-    if harness.get("boot_id") != _boot_id():
+    if record.get("boot_id") != _boot_id():
         return False
-    return _start_ticks(harness.get("pid")) == harness.get("start") is not None
+    return _start_ticks(record.get("pid")) == record.get("start") is not None
 
 
 def _boot_id() -> str | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .checksum import MASK, hex64
+from .checksum import hex64, set_checksum
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess
 from .plan import RAW
@@ -109,7 +109,8 @@ def _check_matches(data_dir: Path, manifest: Manifest) -> None:
     except ValueError as exc:
         raise DatasetError(f"{path}: the dataset no longer reads as {manifest.model}: {exc}; "
                            "make it again with `serbench data`") from None
-    got = {"count": len(hashes), "sum": hex64(sum(hashes) & MASK)}
+    count, total = set_checksum(hashes)
+    got = {"count": count, "sum": hex64(total)}
     if got != manifest.set_checksum:
         raise DatasetError(f"{path}: the file no longer matches its manifest (count "
                            f"{got['count']}, sum {got['sum']}; the manifest says "

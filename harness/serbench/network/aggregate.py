@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..checksum import hex64, object_hash
+from ..checksum import MASK, hex64, object_hash
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from .cell import NetCell, NodeSpec
@@ -139,9 +139,9 @@ def thinned(vector: dict, density: float, where: str) -> dict:
 
 def _mix(position: int) -> int:
     """splitmix64's finalizer: positions spread evenly over 64 bits."""
-    z = (position + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    z = (position + 0x9E3779B97F4A7C15) & MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
     return z ^ (z >> 31)
 
 

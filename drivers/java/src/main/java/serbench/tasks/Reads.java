@@ -110,7 +110,8 @@ public final class Reads {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String meaning = meaning(root) != null ? meaning(root) : meaning(e);
+        String rootMeaning = meaning(root);
+        String meaning = rootMeaning != null ? rootMeaning : meaning(e);
         StringBuilder out = new StringBuilder();
         if (meaning != null) {
             out.append(meaning).append(" (");
