@@ -5,6 +5,7 @@ import os
 import re
 import stat
 
+import pytest
 from click.testing import CliRunner
 
 from serbench import build as build_module
@@ -192,3 +193,42 @@ def test_a_driver_missing_or_older_than_a_source_needs_a_build(tmp_path, monkeyp
     assert not build_module.needs_build("java")
     os.utime(source, (artifact.stat().st_mtime + 10,) * 2)
     assert build_module.needs_build("java")
+
+
+def waiting_tool(tmp_path, name, other):
+    """A tool that marks itself started, then waits (up to 10 s) for the other one to start:
+    it fails unless both run at the same time."""
+    tool = tmp_path / name
+    tool.write_text(f'#!/bin/sh\ntouch {tmp_path}/{name}.started\necho "{name} says hi"\n'
+                    f'for i in $(seq 100); do [ -f {tmp_path}/{other}.started ] && exit 0; '
+                    f'sleep 0.1; done\nexit 3\n')
+    tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    project = tmp_path / f"{name}.project"
+    project.write_text("")
+    return build_module.Recipe(project, (str(tool),), "hint", ((str(tool),),))
+
+
+def test_the_languages_build_at_the_same_time_each_line_named(tmp_path, monkeypatch, capfd):
+    monkeypatch.setattr(build_module, "RECIPES", {
+        "rust": waiting_tool(tmp_path, "fakecargo", "fakecmake"),
+        "cpp": waiting_tool(tmp_path, "fakecmake", "fakecargo")})
+    monkeypatch.setattr(build_module, "ARTIFACTS", {})
+    assert build_module.build(("rust", "cpp"), say=lambda m: None) == ["rust", "cpp"]
+    err = capfd.readouterr().err.splitlines()
+    assert "rust | fakecargo says hi" in err and "cpp  | fakecmake says hi" in err
+
+
+def test_a_failed_language_is_named_and_the_others_finish(tmp_path, monkeypatch):
+    _, log = fake_tool(tmp_path, "fakecmake")
+    failing = tmp_path / "fakecargo"
+    failing.write_text("#!/bin/sh\necho broken\nexit 7\n")
+    failing.chmod(failing.stat().st_mode | stat.S_IEXEC)
+    project = tmp_path / "project"
+    project.write_text("")
+    monkeypatch.setattr(build_module, "RECIPES", {
+        "rust": build_module.Recipe(project, (str(failing),), "hint", ((str(failing),),)),
+        "cpp": build_module.Recipe(project, ("sh",), "hint", ((str(tmp_path / "fakecmake"), "all"),))})
+    monkeypatch.setattr(build_module, "ARTIFACTS", {})
+    with pytest.raises(build_module.BuildError, match=r"rust: .*fakecargo.* failed \(exit 7\)"):
+        build_module.build(("rust", "cpp"), say=lambda m: None)
+    assert log.read_text().splitlines() == ["all"]

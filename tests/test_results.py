@@ -9,7 +9,8 @@ import duckdb
 import pytest
 
 from serbench.plan import Cell
-from serbench.results import SCHEMA_VERSION, CellResult, Results, ResultsError
+from serbench.results import (SAMPLE_ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
+                              ResultsError)
 
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"},
               "git": {"commit": "abc", "dirty": True}, "drivers": {"rust": {"path": "x"}}}
@@ -185,6 +186,14 @@ def test_cells_and_samples_and_the_view(results):
         (1, 0, True), (1, 0, False), (1, 1, False), (2, None, None), (3, None, None)]
     assert json.loads(rows[1][4]) == {"per_thread_ns": [1, 2]} and rows[0][4] is None
     assert {r[5] for r in rows} == {"complete"} and {r[6] for r in rows} == {"abc"}
+
+
+def test_samples_beyond_one_insert_are_all_stored_in_order(results):
+    run_id = begin(results)
+    many = samples(reps=2 * SAMPLE_ROWS_PER_INSERT + 3, warmups=0)
+    results.add_cell(run_id, cell(1), ok(samples=many))
+    stored = results.con.execute("SELECT rep, total_ns FROM samples ORDER BY rep").fetchall()
+    assert stored == [(s["rep"], s["total_ns"]) for s in many]
 
 
 def test_only_ok_cells_keep_samples():
