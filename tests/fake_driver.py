@@ -124,7 +124,8 @@ def object_bytes(f, header: dict, entry: tuple[int, int, int], clock: "Clock") -
 
 
 def raw_hash(data: bytes) -> int:
-    h = SEED
+    """PROTOCOL.md 5: the extent folded like a string (its length, then its words)."""
+    h = step(SEED, len(data))
     for i in range(0, len(data), 8):
         h = step(h, int.from_bytes(data[i:i + 8], "little"))
     return h

@@ -225,15 +225,6 @@ def test_a_floor_that_reads_other_bytes_in_a_later_round_makes_the_read_invalid(
     assert not [s for s in samples if s["cell_id"] == read["cell_id"]]
 
 
-def test_a_paired_floor_is_cross_checked_by_the_other_languages(home, monkeypatch):
-    use(monkeypatch, home, "rust")
-    use(monkeypatch, home, "cpp", mode="bad_checksum", on=f"op=run,method={RAW}")
-    _, _, cells, _ = run(home, FLOOR_PLAN.replace("[[group]]", '[[group]]\nlanguages = ["rust"]'))
-    (read,) = cells_by(cells, task="read_seq", method="fakejson")
-    assert read["status"] == "invalid"
-    assert read["message"].startswith("the raw floor of the same file, round 1: raw read by cpp")
-
-
 def test_rounds_share_the_repetitions_evenly():
     assert rounds(5, 2) == [3, 2]
     assert rounds(40, 8) == [5] * 8

@@ -87,6 +87,12 @@ def _str_fold(h, v, path):
         data = v.encode("utf-8")
     except UnicodeEncodeError:
         raise DataError(path, "string is not valid UTF-8 (lone surrogate)") from None
+    return fold_bytes(h, data)
+
+
+def fold_bytes(h: int, data: bytes) -> int:
+    """Bytes folded as a string is: their length, then 8-byte little-endian words, the last
+    zero-padded."""
     n = len(data)
     h = ((h ^ n) * PRIME) & MASK
     from_bytes = int.from_bytes

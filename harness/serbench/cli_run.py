@@ -169,8 +169,9 @@ def verify_command(data_dir, languages, methods, models, timeout_s) -> None:
     _verify_tables(checks, sorted(infos))
     failures = [c for c in checks if c.status == FAILED]
     for c in failures:
+        variant = f" variant {c.variant}" if c.variant else ""
         console.print(f"[red]failed[/] {c.language} {c.method or '-'} {c.model} {c.step} "
-                      f"{c.depth} (file by {c.producer}): {escape(c.message)}")
+                      f"{c.depth}{variant} (file by {c.producer}): {escape(c.message)}")
     if failures:
         raise click.ClickException(f"{len(failures)} of {len(checks)} checks failed")
     console.print(f"[green]all {len(checks)} checks passed[/] (unsupported ones are not failures)")
@@ -196,19 +197,19 @@ def _verify_tables(checks, languages: list[str]) -> None:
                                       c.model == model and c.language == lang])
                                for lang in languages))
     console.print(loads)
-    matrix = Table(title="methods: round trip, encode, and scan of the producer's file by "
-                         "each consumer")
+    matrix = Table(title="methods: round trip (every variant), encode, and the producer's "
+                         "file read by each consumer: scan, and the raw floor")
     for column in ("method", "model", "producer", "roundtrip", "encode"):
         matrix.add_column(column)
     for consumer in languages:
-        matrix.add_column(f"scan by {consumer}")
+        matrix.add_column(f"scan, floor by {consumer}")
     rows = sorted({(c.method, c.model, c.producer) for c in checks if c.step != "load"})
     for method, model, producer in rows:
         mine = [c for c in checks if (c.method, c.model, c.producer) == (method, model, producer)]
         cells = [_mark([c.status for c in mine if c.step == step]) for step in ("roundtrip",
                                                                                "encode")]
-        scans = [_mark([c.status for c in mine if c.step == "scan" and c.language == consumer])
-                 for consumer in languages]
+        scans = [_mark([c.status for c in mine if c.step in ("scan", "floor")
+                        and c.language == consumer]) for consumer in languages]
         matrix.add_row(method, model, producer, *cells, *scans)
     console.print(matrix)
 

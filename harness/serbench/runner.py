@@ -7,13 +7,13 @@ Order of work, per dataset × model × page size ("batch"):
      `failed`; either way untimed), then the write cells
      (each written file is re-read with `scan` and must match the manifest), then the reads of
      that file;
-  2. the `raw` floor of each language over the files its methods wrote, each result re-read by
-     every other language's driver (their checksums must agree);
+  2. the `raw` floor of each language over the files its methods wrote, its checksum (of the
+     objects' bytes) computed by the harness from the file itself (paged.py);
   3. the batch's files are deleted unless asked to keep them.
 
 A cell is `ok` only when the driver answered ok, its samples are well formed and its checksum
 and count equal the harness's expectation, computed from the dataset (per-object hashes, the
-seeded start or id list). A driver that crashes, hangs or answers garbage fails the cell (with
+seeded start or id list) or, for the floor, from the file. A driver that crashes, hangs or answers garbage fails the cell (with
 its stderr tail) and is replaced by a fresh one for the next cell.
 """
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .driver import DriverFailure, DriverProcess, find_drivers
 from .native import NativeError, datagen_path
 from .paths import cache_dir, data_root, home
 from .network.measure import Networks
+from .paged import raw_checksum
 from .plan import RAW, Cell, Plan, expand, summary
 from . import steady
 from .provenance import collect, machine_state
@@ -288,7 +289,7 @@ def paired(reads: list[dict], floors: list[dict]) -> list[dict]:
 def mismatch(what: str, got: dict, expected: dict) -> str | None:
     if got["count"] != expected["count"]:
         return f"{what}: count {got['count']} differs from expected {expected['count']}"
-    if expected.get("sum") is not None and got["sum"] != expected["sum"]:
+    if got["sum"] != expected["sum"]:
         return f"{what}: checksum {got['sum']} differs from expected {expected['sum']}"
     return None
 
@@ -333,7 +334,7 @@ class Runner:
     hashes: dict[tuple, array] = field(default_factory=dict)
     expectations: dict[tuple, dict] = field(default_factory=dict)
     files: dict[tuple, FileState] = field(default_factory=dict)
-    _peers: dict[str, DriverProcess | None] = field(default_factory=dict)
+    _floors: dict[tuple, dict] = field(default_factory=dict)
     networks: Networks = field(default_factory=Networks)
 
     @property
@@ -347,8 +348,8 @@ class Runner:
                     for _, group in groupby(batch, key=lambda c: c.group_key):
                         self.run_group(list(group))
                 finally:
-                    self.close_peers()
                     self.drop_files(batch_key)
+                    self._floors.clear()
         finally:
             self.networks.close()
 
@@ -620,23 +621,14 @@ class Runner:
             self.hashes[key] = dataset_hashes(cell.dataset_dir, cell.model)
         return self.hashes[key]
 
-    def peer(self, language: str, cell: Cell) -> DriverProcess | None:
-        if language not in self._peers:
-            try:
-                self._peers[language] = self.new_driver(language, cell)
-            except DriverFailure:
-                self._peers[language] = None
-        return self._peers[language]
-
-    def drop_peer(self, language: str) -> None:
-        """A peer that failed is not asked again in this batch."""
-        self._peers[language] = None
-
-    def close_peers(self) -> None:
-        for peer in self._peers.values():
-            if peer is not None:
-                peer.close()
-        self._peers.clear()
+    def floor_checksum(self, base: Path, chosen) -> dict:
+        """The raw floor's expected checksum of a selection of a file, computed once per file
+        state and selection (the raw cells of every language read the same ones)."""
+        stat = Path(f"{base}.pages").stat()
+        key = (str(base), stat.st_mtime_ns, stat.st_size, tuple(chosen))
+        if key not in self._floors:
+            self._floors[key] = raw_checksum(base, chosen)
+        return self._floors[key]
 
 
 # -- entry point -----------------------------------------------------------------------------

@@ -4,14 +4,13 @@ the method's own files."""
 from __future__ import annotations
 
 import shutil
-import struct
 import subprocess
 import zlib
 from pathlib import Path
 
+from .paged import PagedError, extents
 from .paths import REPO
 
-HEADER = struct.Struct("<8sIIQ")  # magic, version, page size, object count
 GZIP_LEVEL = 6
 ZSTD_LEVEL = 3
 CHUNK = 1 << 20
@@ -22,11 +21,10 @@ class SizesError(RuntimeError):
 
 
 def object_lengths(index: Path) -> list[int]:
-    raw = index.read_bytes()
-    magic, _, _, count = HEADER.unpack_from(raw)
-    if magic != b"SERBIDX\n" or len(raw) != 128 + 16 * count:
-        raise SizesError(f"{index}: not a serbench index of {count} entries")
-    return [length for _, _, length in struct.iter_unpack("<QII", raw[128:])]
+    try:
+        return [length for _, _, length in extents(index)[1]]
+    except PagedError as exc:
+        raise SizesError(str(exc)) from None
 
 
 def gzip_size(path: Path) -> int:

@@ -2,9 +2,11 @@
 cross-language matrix (every producer's file read by every consumer of the same method id).
 
 Per language × model: `load` (the driver's own JSON loading). Per language × method × model:
-`roundtrip` at each depth the method offers, then `encode` to a temporary paged file which every
-driver offering that method reads with `scan` at each of its depths. Every checksum must equal
-the dataset manifest's; unsupported is reported as such and is not a failure.
+`roundtrip` at each depth the method offers, in its default variant and in every other variant
+it lists, then `encode` to a temporary paged file which every driver offering that method reads
+with `scan` at each of its depths, and every driver reads with its `raw` floor. Every checksum
+must equal the dataset manifest's, the floor's the harness's own reading of the file
+(paged.raw_checksum); unsupported is reported as such and is not a failure.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Callable
 from .checksum import hex64, set_checksum
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess
+from .paged import PagedError, raw_checksum
 from .plan import RAW
 from .runner import BadAnswer, checksum_of, file_hashes, mismatch
 
@@ -28,11 +31,12 @@ class Check:
     language: str  # the driver that did the step (for scan: the consumer)
     model: str
     method: str  # "" for load
-    step: str  # load | roundtrip | encode | scan
+    step: str  # load | roundtrip | encode | scan | floor
     depth: str
-    producer: str  # for scan: who wrote the file; else the language itself
+    producer: str  # for scan and floor: who wrote the file; else the language itself
     status: str
     message: str = ""
+    variant: str = ""  # roundtrip: the variant checked ("" = the default)
 
 
 class Drivers:
@@ -118,9 +122,9 @@ def _check_matches(data_dir: Path, manifest: Manifest) -> None:
                            "it changed after it was made; make it again with `serbench data`")
 
 
-def _ask(drivers: Drivers, language: str, op: str, manifest: Manifest | None,
+def _ask(drivers: Drivers, language: str, op: str, expected: dict | None,
          **fields) -> tuple[str, str, dict | None]:
-    """(status, message, result) of one request; checksums compared with the manifest."""
+    """(status, message, result) of one request; its checksum compared with `expected`."""
     try:
         response = drivers.request(language, op, **fields)
     except DriverFailure as exc:
@@ -131,9 +135,9 @@ def _ask(drivers: Drivers, language: str, op: str, manifest: Manifest | None,
         error = response["error"]
         return FAILED, f"{error.get('kind')}: {error.get('message')}", None
     result = response["result"]
-    if manifest is not None:
+    if expected is not None:
         try:
-            problem = mismatch(op, checksum_of(result), manifest.set_checksum)
+            problem = mismatch(op, checksum_of(result), expected)
         except BadAnswer as exc:
             problem = str(exc)
         if problem:
@@ -143,7 +147,7 @@ def _ask(drivers: Drivers, language: str, op: str, manifest: Manifest | None,
 
 def _load(drivers: Drivers, language: str, model: str, data_dir: Path,
           manifest: Manifest) -> Check:
-    status, message, _ = _ask(drivers, language, "load", manifest, model=model,
+    status, message, _ = _ask(drivers, language, "load", manifest.set_checksum, model=model,
                               params={"input": str(data_path(data_dir, model))})
     return Check(language, model, "", "load", "", language, status, message)
 
@@ -151,16 +155,19 @@ def _load(drivers: Drivers, language: str, model: str, data_dir: Path,
 def _method_checks(drivers: Drivers, infos: dict[str, dict], language: str, method: str,
                    model: str, data_dir: Path, manifest: Manifest, tmp: Path) -> list[Check]:
     source = str(data_path(data_dir, model))
+    spec = infos[language]["methods"][method]
+    expected = manifest.set_checksum
     checks = []
-    for depth in infos[language]["methods"][method]["depths"]:
-        status, message, result = _ask(drivers, language, "roundtrip", manifest, model=model,
-                                       method=method, depth=depth, variant="",
-                                       params={"input": source})
-        if status == OK and result.get("mismatches") != 0:
-            status, message = FAILED, (f"{result.get('mismatches')} objects differ, first at "
-                                       f"line {result.get('first_mismatch')}")
-        checks.append(Check(language, model, method, "roundtrip", depth, language, status,
-                            message))
+    for variant in ["", *spec["variants"]]:
+        for depth in spec["depths"]:
+            status, message, result = _ask(drivers, language, "roundtrip", expected,
+                                           model=model, method=method, depth=depth,
+                                           variant=variant, params={"input": source})
+            if status == OK and result.get("mismatches") != 0:
+                status, message = FAILED, (f"{result.get('mismatches')} objects differ, first "
+                                           f"at line {result.get('first_mismatch')}")
+            checks.append(Check(language, model, method, "roundtrip", depth, language, status,
+                                message, variant))
     base = tmp / language / method / model
     base.parent.mkdir(parents=True, exist_ok=True)
     status, message, _ = _ask(drivers, language, "encode", None, model=model, method=method,
@@ -175,21 +182,43 @@ def _method_checks(drivers: Drivers, infos: dict[str, dict], language: str, meth
 
 def _scans(drivers: Drivers, infos: dict[str, dict], producer: str, method: str, model: str,
            manifest: Manifest, base: Path) -> list[Check]:
-    """The file of one producer read by every consumer of the same method id."""
-    checks = []
+    """The file of one producer read by every consumer of the same method id, and by every
+    driver's raw floor."""
+    checks, expected = [], manifest.set_checksum
     for consumer in sorted(infos):
         spec = infos[consumer]["methods"].get(method)
         if spec is None or model not in spec["models"]:
             checks.append(Check(consumer, model, method, "scan", "", producer, UNSUPPORTED,
                                 f"{consumer} has no {method} for {model}"))
-            continue
-        for depth in spec["depths"]:
-            status, message, result = _ask(drivers, consumer, "scan", manifest, model=model,
-                                           method=method, depth=depth, variant="",
-                                           params={"input": str(base)})
-            if status == OK and result.get("writer") != producer:
-                status, message = FAILED, (f"scan reports writer {result.get('writer')!r}, "
-                                           f"the file was written by {producer}")
-            checks.append(Check(consumer, model, method, "scan", depth, producer, status,
-                                message))
+        else:
+            for depth in spec["depths"]:
+                status, message, result = _ask(drivers, consumer, "scan", expected,
+                                               model=model, method=method, depth=depth,
+                                               variant="", params={"input": str(base)})
+                if status == OK and result.get("writer") != producer:
+                    status, message = FAILED, (f"scan reports writer {result.get('writer')!r}, "
+                                               f"the file was written by {producer}")
+                checks.append(Check(consumer, model, method, "scan", depth, producer, status,
+                                    message))
+        checks.append(_floor(drivers, infos, consumer, producer, method, model, manifest, base))
     return checks
+
+
+def _floor(drivers: Drivers, infos: dict[str, dict], consumer: str, producer: str, method: str,
+           model: str, manifest: Manifest, base: Path) -> Check:
+    """The consumer's raw floor over the whole file, against the harness's reading of it."""
+    raw = infos[consumer]["methods"].get(RAW)
+    if raw is None or model not in raw["models"]:
+        return Check(consumer, model, method, "floor", "", producer, UNSUPPORTED,
+                     f"{consumer} has no raw floor for {model}")
+    everything = range(manifest.count)
+    try:
+        expected = raw_checksum(base, everything)
+    except PagedError as exc:
+        return Check(consumer, model, method, "floor", "", producer, FAILED,
+                     f"the harness cannot read the file: {exc}")
+    status, message, _ = _ask(drivers, consumer, "run", expected, task="read_seq",
+                              model=model, method=RAW, depth="", variant="",
+                              params={"input": str(base), "n": manifest.count, "start": 0,
+                                      "cold": False, "warmups": 0, "repetitions": 1})
+    return Check(consumer, model, method, "floor", "", producer, status, message)
