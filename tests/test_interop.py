@@ -66,3 +66,15 @@ def test_every_producer_is_read_by_every_consumer(checks, method):
                 assert read and all(c.status == OK for c in read), (
                     f"{method} {model}: {producer}'s file read by {consumer}: "
                     f"{[(c.depth, c.status, c.message) for c in read]}")
+
+
+def test_every_driver_s_raw_floor_agrees_with_the_harness_on_every_file(checks):
+    """The floor is the denominator of every "x raw" figure: each driver's, over every file of
+    every producer, equals the harness's own fold of the objects' bytes (paged.raw_checksum)."""
+    floors = [c for c in checks if c.step == "floor"]
+    for language in LANGUAGES:
+        mine = [c for c in floors if c.language == language]
+        assert {(c.producer, c.model) for c in mine} >= {
+            (producer, model) for producer in LANGUAGES for model in MODELS}
+        assert all(c.status == OK for c in mine), [
+            (c.producer, c.method, c.model, c.message) for c in mine if c.status != OK]
