@@ -51,7 +51,8 @@ def test_the_readme_commands_that_read_results_work_as_shown(home, tmp_path, mon
     plan.write_text(PLAN)
     first, second = (cli_ok("run", str(plan)).split()[-1] for _ in range(2))
     monkeypatch.chdir(tmp_path)
-    reading = {"report", "compare", "export", "info", "runs"}
+    cli_ok("export", "--run", second, "--out", "b.parquet")  # as if from another machine
+    reading = {"report", "compare", "export", "import", "info", "runs"}
     ran = []
     for args in readme_commands():
         if args[0] not in reading:
@@ -59,8 +60,7 @@ def test_the_readme_commands_that_read_results_work_as_shown(home, tmp_path, mon
         args = [{"RUN_A": first, "RUN_B": second}.get(a, a) for a in args]
         cli_ok(*args)
         ran.append(args[0])
-    assert {"report", "compare", "export"} <= set(ran)
-    # the export without --run: every complete run's samples
+    assert {"report", "compare", "export", "import"} <= set(ran)
     rows = duckdb.connect().execute(
-        "SELECT count(DISTINCT run_id), count(*) FROM 'results.parquet'").fetchone()
-    assert rows[0] == 2 and rows[1] > 0
+        "SELECT count(DISTINCT run_id), min(run_id), count(*) FROM 'a.parquet'").fetchone()
+    assert rows[:2] == (1, first) and rows[2] > 0

@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from serbench.plan import Cell
+from serbench.transfer import export_runs, import_runs
 from serbench.results import (SAMPLE_ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
                               ResultsError)
 
@@ -244,19 +245,74 @@ def test_export_parquet_and_csv(results, tmp_path):
     partial = begin(results, "partial")
     results.add_cell(partial, cell(1), ok())
 
-    assert results.export(tmp_path / "one.parquet", "parquet", done) == 4
+    assert export_runs(results, tmp_path / "one.parquet", "parquet", (done,)) == 4
     rows = duckdb.sql(f"SELECT run_id, cell_id, status, total_ns FROM "
                       f"read_parquet('{tmp_path / 'one.parquet'}') ORDER BY cell_id, total_ns"
                       ).fetchall()
     assert rows[0] == ("done", 1, "ok", 900) and rows[-1] == ("done", 2, "invalid", None)
 
-    assert results.export(tmp_path / "all.csv", "csv") == 4  # complete runs only
+    assert export_runs(results, tmp_path / "all.csv", "csv") == 4  # complete runs only
     with open(tmp_path / "all.csv", newline="") as f:
         table = list(csv.DictReader(f))
     assert {r["run_id"] for r in table} == {"done"} and "git_commit" in table[0]
-    assert results.export(tmp_path / "every.csv", "csv", allow_incomplete=True) == 7
+    assert export_runs(results, tmp_path / "every.csv", "csv", allow_incomplete=True) == 7
 
     with pytest.raises(ResultsError, match="not complete"):
-        results.export(tmp_path / "p.csv", "csv", partial)
+        export_runs(results, tmp_path / "p.csv", "csv", (partial,))
     with pytest.raises(ResultsError, match="unknown export format"):
-        results.export(tmp_path / "p.json", "json", done)
+        export_runs(results, tmp_path / "p.json", "json", (done,))
+
+
+def filled(db: Results, run_id: str, host: str) -> str:
+    provenance = {**PROVENANCE, "host": {"hostname": host, "cpu_model": "test"}}
+    db.begin_run(run_id, "default", f"# plan of {host}\n[[group]]", 42, provenance, {"pin": None})
+    db.add_cell(run_id, cell(1), ok())
+    db.add_cell(run_id, cell(2, n=5), CellResult("failed", "crash", "boom", "stderr tail"))
+    db.add_cell(run_id, cell(3, depth="key"), CellResult("unsupported", message="no key"))
+    db.finish_run(run_id, "complete", {"load_1m": 0.5})
+    return run_id
+
+
+def table(db: Results, name: str, run_id: str) -> list[tuple]:
+    """A run's rows of one table, its run id left out (an import may rename it)."""
+    cursor = db.con.execute(f"SELECT * EXCLUDE (run_id) FROM {name} WHERE run_id = ? "
+                            f"ORDER BY ALL", [run_id])
+    return cursor.fetchall()
+
+
+def test_runs_of_two_machines_meet_in_one_database_whole(tmp_path):
+    with Results(tmp_path / "a.duckdb") as a, Results(tmp_path / "b.duckdb") as b:
+        filled(a, "run-1", "alpha")
+        filled(b, "run-1", "beta")  # the same id on another machine
+        filled(b, "run-2", "beta")
+        assert export_runs(a, tmp_path / "a.parquet", "parquet") == 3 + 2
+        assert export_runs(b, tmp_path / "b.parquet", "parquet", ("run-1", "run-2")) == 2 * (3 + 2)
+        with Results(tmp_path / "merged.duckdb") as merged:
+            first = import_runs(merged, tmp_path / "a.parquet")
+            second = import_runs(merged, tmp_path / "b.parquet")
+            assert [(r.run_id, r.stored_as, r.action, r.host) for r in first + second] == [
+                ("run-1", "run-1", "imported", "alpha"),
+                ("run-1", "run-1.2", "renamed", "beta"),
+                ("run-2", "run-2", "imported", "beta")]
+            for source, original, stored in ((a, "run-1", "run-1"), (b, "run-1", "run-1.2"),
+                                             (b, "run-2", "run-2")):
+                for name in ("runs", "cells", "samples"):
+                    assert table(merged, name, stored) == table(source, name, original), name
+            # importing again changes nothing
+            again = import_runs(merged, tmp_path / "b.parquet")
+            assert {r.action for r in again} == {"present"}
+            assert len(merged.runs()) == 3
+
+
+def test_a_file_that_is_not_a_serbench_export_is_refused(tmp_path, results):
+    other = tmp_path / "other.parquet"
+    duckdb.sql(f"COPY (SELECT 1 AS a) TO '{other}' (FORMAT parquet)")
+    with pytest.raises(ResultsError, match="not a serbench export"):
+        import_runs(results, other)
+    text = tmp_path / "text.parquet"
+    text.write_text("run_id,cell_id\n")
+    with pytest.raises(ResultsError, match="not a Parquet file"):
+        import_runs(results, text)
+    with pytest.raises(ResultsError, match="no such file"):
+        import_runs(results, tmp_path / "absent.parquet")
+    assert results.runs() == []

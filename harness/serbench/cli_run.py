@@ -260,16 +260,41 @@ def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) 
 
 
 @click.command("export")
-@click.option("--run", "run_id", help="one run (default: every complete run)")
+@click.option("--run", "run_ids", multiple=True,
+              help="this run (repeatable; default: every complete run)")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
-              show_default=True)
+              show_default=True, help="parquet: self-describing, `serbench import` reads it; "
+                                      "csv: for spreadsheets")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @click.option("--allow-incomplete", is_flag=True, help="include runs that did not complete")
-def export_command(run_id: str | None, fmt: str, out: Path, allow_incomplete: bool) -> None:
-    """Write sample_rows (one row per sample, cell and run joined in) to Parquet or CSV."""
+def export_command(run_ids: tuple[str, ...], fmt: str, out: Path,
+                   allow_incomplete: bool) -> None:
+    """Write runs as sample_rows (one row per sample, cell and run joined in) to one file:
+    Parquet with every run's provenance, which `serbench import` merges into another
+    results database, or CSV."""
+    from .transfer import export_runs
+
     with Results(read_only=True) as results:
-        rows = results.export(out, fmt, run_id, allow_incomplete)
+        rows = export_runs(results, out, fmt, run_ids, allow_incomplete)
     console.print(f"{rows:,} rows written to {out}")
+
+
+@click.command("import")
+@click.argument("files", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=Path))
+def import_command(files: tuple[Path, ...]) -> None:
+    """Merge the runs of `serbench export` Parquet files (from this or another machine) into
+    this results database, provenance kept; a run already here is skipped, another run with
+    the same id is stored as <id>.<k>."""
+    from .transfer import import_runs
+
+    with Results() as results:
+        for path in files:
+            for run in import_runs(results, path):
+                what = {"imported": "imported", "present": "already here, skipped",
+                        "renamed": f"imported as {run.stored_as} (the id was taken)"}
+                console.print(f"{path.name}: run {run.run_id} from {run.host}: "
+                              f"{what[run.action]}")
 
 
 @click.command("runs")

@@ -337,27 +337,6 @@ class Results:
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row)) for row in cursor.fetchall()]
 
-    # -- export ----------------------------------------------------------------------------
-
-    def export(self, out: Path, fmt: str, run_id: str | None = None,
-               allow_incomplete: bool = False) -> int:
-        """sample_rows of one run (or of every run) to Parquet or CSV; returns the row count."""
-        if fmt not in ("parquet", "csv"):
-            raise ResultsError(f"unknown export format {fmt!r}; use parquet or csv")
-        if run_id is not None:
-            self.require_run(run_id, allow_incomplete)
-            where, params = "WHERE run_id = ?", [run_id]
-        else:
-            where, params = ("", []) if allow_incomplete else ("WHERE run_status = 'complete'", [])
-        out.parent.mkdir(parents=True, exist_ok=True)
-        # COPY, not a relation's write_*: a relation with parameters is an open result on
-        # the connection, and duckdb 2 refuses to write it out
-        (rows,) = self.con.execute(
-            f"COPY (SELECT * FROM sample_rows {where} ORDER BY run_id, cell_id, warmup DESC, "
-            f"rep) TO ? (FORMAT {'parquet' if fmt == 'parquet' else 'csv, HEADER'})",
-            [*params, str(out)]).fetchone()
-        return rows
-
 
 def this_process() -> dict:
     return process_record(os.getpid())
