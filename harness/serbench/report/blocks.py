@@ -43,8 +43,10 @@ class Details:
 
 @dataclass(frozen=True)
 class Facts:
-    """Label → value pairs (provenance): a definition grid in the page, a list in Markdown."""
+    """Label → value pairs (provenance): a definition grid in the page, a list in Markdown.
+    A label in `links` makes its value a link to the section of that id."""
     items: list[tuple[str, str]]
+    links: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -54,4 +56,5 @@ class Section:
     intro: str = ""
     blocks: list[Plot | Table | Details | Facts] = field(default_factory=list)
     children: list[Section] = field(default_factory=list)
+    lead: bool = False  # shown above the table of contents (the summary)
 

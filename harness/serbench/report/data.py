@@ -85,6 +85,9 @@ class Cell:
     # a network cell: each node's figures (total, cpu, io ns, bytes, peak RSS), medians over
     # the measured repetitions, by node name
     nodes: dict = field(default_factory=dict)
+    # its method reads bytes without checking them in this variant (the driver's info says
+    # so: methods.<id>.trusts_bytes), so its number is labelled wherever it appears
+    trusting: bool = False
 
     @property
     def settings(self) -> dict:
@@ -181,8 +184,24 @@ def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunD
         cells = con.execute(f"SELECT {CELL_COLUMNS} FROM cells WHERE run_id = ? ORDER BY cell_id",
                             [run_id]).fetchall()
     run = Run(**{k: row[k] for k in RUN_FIELDS}, **{k: _json(row[k]) for k in JSON_FIELDS})
-    return RunData(run, [_cell(c, stats.get(c[0]), cold_jit.get(c[0]), nodes.get(c[0], {}))
-                         for c in cells])
+    trusted = trusting_variants(run.drivers)
+    return RunData(run, [_cell(c, stats.get(c[0]), cold_jit.get(c[0]), nodes.get(c[0], {}),
+                               trusted) for c in cells])
+
+
+# tasks that encode only, or measure files: no bytes are read back, so nothing is trusted
+NOT_READING = ("write", "sizes")
+
+
+def trusting_variants(drivers: dict) -> set[tuple[str, str, str]]:
+    """(language, method, variant) whose reads use bytes they do not check, from each
+    driver's recorded `info` (methods.<id>.trusts_bytes: variants, "" the default)."""
+    found = set()
+    for language, recorded in drivers.items():
+        methods = ((recorded or {}).get("info") or {}).get("methods") or {}
+        for method, spec in methods.items():
+            found |= {(language, method, v) for v in spec.get("trusts_bytes") or ()}
+    return found
 
 
 def node_medians(rows: list[tuple]) -> dict[int, dict[str, dict]]:
@@ -204,7 +223,7 @@ def _text(value) -> str:
 
 
 def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
-          nodes: dict | None = None) -> Cell:
+          nodes: dict | None = None, trusted: set | None = None) -> Cell:
     (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
      status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
      eviction, counters, setting, steady, steady_note) = row
@@ -212,7 +231,9 @@ def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
                 _text(dataset), n, threads, page_size, cold, status, _text(error_kind),
                 _text(message), _text(stderr), expected_count, _text(expected_sum), got_count,
                 _text(got_sum), _text(eviction), _json(counters), setting=_text(setting),
-                steady=steady, steady_note=_text(steady_note))
+                steady=steady, steady_note=_text(steady_note),
+                trusting=task not in NOT_READING
+                and (language, method, _text(variant)) in (trusted or ()))
     # samples of a cell that is not ok are never turned into numbers
     if stats is None or status != "ok":
         return cell

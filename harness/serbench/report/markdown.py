@@ -26,7 +26,9 @@ def block(b) -> list[str]:
     if isinstance(b, Table):
         return table(b)
     if isinstance(b, Facts):
-        return [f"- **{label}**: {value}" for label, value in b.items] + [""]
+        return [f"- **{label}**: " + (f"[{value}](report.html#{b.links[label]})"
+                                      if label in b.links else value)
+                for label, value in b.items] + [""]
     if isinstance(b, Details):
         return [f"<details><summary>{b.title}</summary>", "", "```text", b.text.rstrip("\n"),
                 "```", "", "</details>", ""]

@@ -266,11 +266,15 @@ def _missing(fig: PublishedFigure) -> str:
     return f"no measured {what} cells in this run"
 
 
+def published_outcomes(measured: Measured) -> list[tuple[PublishedFigure, Outcome | None]]:
+    """Each published figure with what this run measured for it (None: no cells for it)."""
+    return [(fig, COMPARISONS[fig.key](fig, measured) if fig.key in COMPARISONS else None)
+            for fig in FIGURES]
+
+
 def published_section(measured: Measured) -> Section:
     rows = []
-    for fig in FIGURES:
-        compare = COMPARISONS.get(fig.key)
-        outcome = compare(fig, measured) if compare else None
+    for fig, outcome in published_outcomes(measured):
         rows.append(Row([fig.subject, fig.figure, fig.source,
                          outcome.measured if outcome else "—",
                          outcome.note if outcome else _missing(fig)],

@@ -17,6 +17,7 @@ from .markdown import render_markdown
 from .provenance import provenance_section
 from .sizes import size_entries, sizes_section
 from .status import status_section
+from .summary import summary_section
 from .tasks import task_models, task_section
 
 
@@ -25,7 +26,7 @@ def build_sections(data: RunData) -> list[Section]:
     palette = Palette({c.method for c in cells if not c.is_floor})
     tasks = task_models(cells, palette)
     sizes = size_entries(cells)
-    sections = [provenance_section(data.run, cells)]
+    sections = [summary_section(tasks, sizes, cells), provenance_section(data.run, cells)]
     sections += [s for task, models in tasks.items() if (s := task_section(task, models))]
     if (section := sizes_section(sizes)) is not None:
         sections.append(section)

@@ -75,11 +75,13 @@ def build_series(cells: list[Cell]) -> list[Series]:
     varying = {name for name in OPTIONAL_LABEL_FIELDS
                if len({getattr(k, name) for k in by_key}) > 1}
     for series in by_key.values():
-        series.label = label(series.key, varying, series.is_floor) + unsteady_mark(series)
+        series.label = (label(series.key, varying, series.is_floor) + trusting_mark(series)
+                        + unsteady_mark(series))
     return sorted(by_key.values(), key=Series.sort_key)
 
 
 UNSTEADY = "unsteady"
+TRUSTING = "trusts its bytes"
 
 
 def steadiness(cell: Cell) -> str:
@@ -90,8 +92,16 @@ def steadiness(cell: Cell) -> str:
 
 
 def ok_status(cell: Cell) -> str:
-    """The status column of a measured cell: ok, and its steadiness unless shown steady."""
-    return " · ".join(filter(None, ["ok", steadiness(cell)]))
+    """The status column of a measured cell: ok, whether it trusted its bytes, and its
+    steadiness unless shown steady."""
+    return " · ".join(filter(None, ["ok", TRUSTING if cell.trusting else "",
+                                    steadiness(cell)]))
+
+
+def trusting_mark(series: Series) -> str:
+    """A read that does not check the bytes it reads (an unvalidated in-place access) is
+    faster for it; its label says so wherever it appears."""
+    return f" · {TRUSTING}" if any(c.trusting for c in series.cells.values()) else ""
 
 
 def unsteady_mark(series: Series) -> str:

@@ -105,7 +105,9 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
                "≈ before a rank: its min–max range overlaps the row above's, so this run does "
                "not rank the two apart. unsteady: its measured repetitions were not at steady "
                "state (the JIT still compiling, or the times drifting one way), the reason "
-               "follows; unjudged: fewer than five repetitions and no JIT figure to tell.")
+               "follows; unjudged: fewer than five repetitions and no JIT figure to tell. "
+               "trusts its bytes: the read uses the file's bytes without checking them (an "
+               "unvalidated in-place access; its validating variant is ranked beside it).")
     if with_floor:
         caption += (" × own file's raw: the median over the raw read of the file the same "
                     "method wrote, i.e. what decoding and visiting add to reading the bytes.")

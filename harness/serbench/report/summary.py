@@ -1,0 +1,136 @@
+"""The report's first screen: the answer before the detail.
+
+Per task and model, each language's fastest and slowest implementation at equal depth and
+setting, its best as a multiple of the overall best, and the spread; sizes per model; what
+was not measured or carries a label, counted; the published findings in one line each. All
+computed from the same series and outcomes the sections below show.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .blocks import Facts, Row, Section, Table
+from .data import Cell
+from .reference import Measured, published_outcomes
+from .series import LANGUAGES, Series, canonical
+from .sizes import SizeEntry
+from .tasks import TaskModel, spec_for
+from .units import multiple, number, unit_for
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One measured implementation of a summary row."""
+    language: str
+    name: str  # method, variant and any label ("· unsteady")
+    ns: float
+
+
+def summary_section(tasks: dict[str, list[TaskModel]], sizes: dict[str, list[SizeEntry]],
+                    cells: list[Cell]) -> Section:
+    languages = sorted({c.language for c in cells}, key=lambda x: canonical(x, LANGUAGES))
+    blocks = [counts(cells), fastest_table(tasks, languages)]
+    if sizes:
+        blocks.append(sizes_table(sizes))
+    blocks.append(published_lines(Measured(sizes, tasks)))
+    return Section("summary", "Summary", "The answer first: every figure below is computed "
+                   "from this run's verified cells, and each is detailed in the sections that "
+                   "follow.", blocks=blocks, lead=True)
+
+
+def counts(cells: list[Cell]) -> Facts:
+    by_status = defaultdict(int)
+    for cell in cells:
+        by_status[cell.status] += 1
+    timed = [c for c in cells if c.measured]
+    unsteady = sum(c.steady is False for c in timed)
+    unjudged = sum(c.steady is None for c in timed)
+    trusting = sum(c.trusting for c in timed)
+    missing = ", ".join(f"{by_status[s]:,} {s}" for s in ("invalid", "failed", "unsupported")
+                        if by_status[s]) or "none"
+    return Facts([
+        ("measured", f"{len(timed):,} timed cells: {len(timed) - unsteady - unjudged:,} steady, "
+                     f"{unsteady:,} unsteady, {unjudged:,} not judged"),
+        ("labelled", f"{trusting:,} timed cells read bytes they do not check (trusts its "
+                     "bytes)" if trusting else "no timed cell reads bytes it does not check"),
+        ("without numbers", missing),
+    ], links={"without numbers": "not-measured", "measured": "provenance"})
+
+
+def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Table:
+    rows = []
+    for task, models in tasks.items():
+        if not spec_for(task).builders:
+            continue
+        for tm in models:
+            for where, entries in _groups(tm).items():
+                rows.append(_row(task, tm.model, where, entries, languages))
+    return Table("Fastest and slowest per language, at equal depth and setting",
+                 ["task", "model", "at", *languages, "spread"], rows,
+                 "Per language: its fastest implementation, median time and multiple of the "
+                 "overall fastest (1.00x: this language has the fastest), then its slowest as a "
+                 "multiple of its fastest. Spread: the slowest of all over the fastest of all. "
+                 "Labels (unsteady, trusts its bytes) follow the name, as everywhere.",
+                 numeric=frozenset({len(languages) + 3}))
+
+
+def _groups(tm: TaskModel) -> dict[str, list[Entry]]:
+    """Measured implementations at the section's n, by depth and setting (what is compared)."""
+    groups: dict[str, list[Entry]] = defaultdict(list)
+    for s in tm.series:
+        cell = s.cells.get(tm.n)
+        if s.is_floor or cell is None or not cell.measured:
+            continue
+        where = " · ".join(filter(None, [s.key.depth, s.key.setting,
+                                         f"{s.key.threads} threads" if tm.task == "read_par"
+                                         else ""]))
+        groups[where or "—"].append(Entry(s.key.language, _name(s), cell.total.median))
+    return groups
+
+
+def _name(s: Series) -> str:
+    """The series label without its language, depth and setting (the row says those)."""
+    said = (s.key.language, s.key.depth, s.key.setting, f"{s.key.threads} threads")
+    parts = [p for p in s.label.split(" · ") if p not in said]
+    return " · ".join(parts)
+
+
+def _row(task: str, model: str, where: str, entries: list[Entry], languages: list[str]) -> Row:
+    best = min(e.ns for e in entries)
+    unit = unit_for(best)
+    per_language = []
+    for language in languages:
+        mine = sorted((e for e in entries if e.language == language), key=lambda e: e.ns)
+        if not mine:
+            per_language.append("—")
+            continue
+        text = f"{mine[0].name} {number(unit.of(mine[0].ns))} {unit.name} " \
+               f"({multiple(mine[0].ns / best)})"
+        if len(mine) > 1:
+            text += f"; slowest {mine[-1].name} {multiple(mine[-1].ns / mine[0].ns)}"
+        per_language.append(text)
+    spread = max(e.ns for e in entries) / best
+    return Row([task, model, where, *per_language, multiple(spread)])
+
+
+def sizes_table(sizes: dict[str, list[SizeEntry]]) -> Table:
+    rows = []
+    for model, entries in sizes.items():
+        small, large = entries[0], entries[-1]
+        rows.append(Row([model, f"{small.label} {small.avg:,.0f} B",
+                         f"{large.label} {large.avg:,.0f} B", multiple(large.avg / small.avg),
+                         str(len(entries))]))
+    return Table("Bytes per object", ["model", "smallest", "largest", "largest / smallest",
+                                      "implementations"], rows,
+                 numeric=frozenset({3, 4}))
+
+
+def published_lines(measured: Measured) -> Facts:
+    items = []
+    for fig, outcome in published_outcomes(measured):
+        if outcome is not None:
+            items.append((fig.subject, f"published {fig.figure}; this run {outcome.measured}"))
+    if not items:
+        items.append(("published figures", "this run has none of the cells they need"))
+    return Facts(items, links={})

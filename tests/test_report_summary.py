@@ -1,0 +1,80 @@
+"""The report's first screen against the synthetic run of test_report, its figures worked out
+by hand from the fixture's per-object times (medians are exactly n x ns per object)."""
+import json
+
+import duckdb
+
+from serbench.report import render_run
+from test_report import RUN, make_results_db, markdown_table
+
+
+def render(tmp_path, drivers_change=None):
+    db = tmp_path / "results.duckdb"
+    make_results_db(db)
+    if drivers_change is not None:
+        with duckdb.connect(str(db)) as con:
+            (drivers,) = con.execute("SELECT drivers FROM runs WHERE run_id = ?",
+                                     [RUN]).fetchone()
+            drivers = json.loads(drivers)
+            drivers_change(drivers)
+            con.execute("UPDATE runs SET drivers = ? WHERE run_id = ?",
+                        [json.dumps(drivers), RUN])
+    html, md = render_run(db, RUN, tmp_path / "out")
+    return html.read_text("utf-8"), md.read_text("utf-8")
+
+
+def row(md, task, model, at):
+    table = markdown_table(md, "Fastest and slowest per language, at equal depth and setting")
+    return next(r for r in table if r[:3] == [task, model, at])
+
+
+def test_the_summary_comes_first_with_each_language_s_fastest_and_slowest(tmp_path):
+    html, md = render(tmp_path)
+    # first in the page, above the table of contents, and first in the Markdown
+    assert html.index('id="summary"') < html.index('class="toc"')
+    assert md.index("## Summary") < md.index("## Provenance")
+    # read_rand of trade at n = 10,000, materialize: per object rust handcoded 200 ns, json
+    # 2,000; cpp handcoded 180 (the overall best), json 1,800; java handcoded 300,
+    # java_builtin 9,000
+    assert row(md, "read_rand", "trade", "materialize")[3:] == [
+        "handcoded 2.00 ms (1.11x); slowest json 10.0x",
+        "handcoded 1.80 ms (1.00x); slowest json 10.0x",
+        "handcoded 3.00 ms (1.67x); slowest java_builtin 30.0x",
+        "50.0x"]
+    # the same in read_seq, where java_builtin's cell was not at steady state: it says so
+    assert row(md, "read_seq", "trade", "materialize")[5] == (
+        "handcoded 3.00 ms (1.67x); slowest java_builtin · unsteady 30.0x")
+    # write of part (per object: handcoded 150, json 900, java x 1.2)
+    assert row(md, "write", "part", "—")[3:] == [
+        "handcoded 1.50 ms (1.00x); slowest json 6.00x",
+        "handcoded 1.50 ms (1.00x); slowest json 6.00x",
+        "handcoded 1.80 ms (1.20x); slowest java_builtin 16.7x",
+        "20.0x"]
+
+
+def test_the_summary_counts_what_has_no_number_and_sizes_each_model(tmp_path):
+    _, md = render(tmp_path)
+    assert "- **without numbers**: [1 invalid, 3 failed, 3 unsupported]" \
+           "(report.html#not-measured)" in md
+    assert "- **labelled**: no timed cell reads bytes it does not check" in md
+    sizes = markdown_table(md, "Bytes per object")
+    # part: protobuf 120 B the smallest, java_builtin 410 B the largest (java only)
+    assert sizes[0] == ["part", "rust · protobuf 120 B", "java · java_builtin 410 B", "3.42x",
+                        "10"]
+    assert "- **Part: average object size**: published" in md
+
+
+def test_a_read_that_trusts_its_bytes_is_labelled_wherever_it_appears(tmp_path):
+    def rust_protobuf_trusts(drivers):
+        drivers["rust"]["info"]["methods"] = {"protobuf": {"trusts_bytes": [""]}}
+
+    html, md = render(tmp_path, rust_protobuf_trusts)
+    # access per object: rust handcoded 80 ns, protobuf 250; cpp handcoded 70 the best
+    assert row(md, "read_rand", "trade", "access")[3] == (
+        "handcoded 800 µs (1.14x); slowest protobuf · trusts its bytes 3.12x")
+    # a write reads nothing back: not labelled
+    assert "protobuf · trusts its bytes" not in "".join(
+        " ".join(r) for r in markdown_table(md, "Fastest and slowest per language, at equal "
+                                                "depth and setting") if r[0] == "write")
+    assert "- **labelled**: 24 timed cells read bytes they do not check" in md
+    assert "rust · protobuf · access · trusts its bytes" in html
