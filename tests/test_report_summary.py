@@ -66,7 +66,7 @@ def test_the_summary_counts_what_has_no_number_and_sizes_each_model(tmp_path):
 
 def test_a_read_that_trusts_its_bytes_is_labelled_wherever_it_appears(tmp_path):
     def rust_protobuf_trusts(drivers):
-        drivers["rust"]["info"]["methods"] = {"protobuf": {"trusts_bytes": [""]}}
+        drivers["rust"]["info"]["methods"] = {"protobuf": {"variants": ["validate"]}}
 
     html, md = render(tmp_path, rust_protobuf_trusts)
     # access per object: rust handcoded 80 ns, protobuf 250; cpp handcoded 70 the best

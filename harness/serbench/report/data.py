@@ -85,8 +85,8 @@ class Cell:
     # a network cell: each node's figures (total, cpu, io ns, bytes, peak RSS), medians over
     # the measured repetitions, by node name
     nodes: dict = field(default_factory=dict)
-    # its method reads bytes without checking them in this variant (the driver's info says
-    # so: methods.<id>.trusts_bytes), so its number is labelled wherever it appears
+    # its method reads bytes without checking them in this variant (the default of a method
+    # with a `validate` variant, PROTOCOL.md 3), so its number is labelled wherever it appears
     trusting: bool = False
 
     @property
@@ -195,12 +195,13 @@ NOT_READING = ("write", "sizes")
 
 def trusting_variants(drivers: dict) -> set[tuple[str, str, str]]:
     """(language, method, variant) whose reads use bytes they do not check, from each
-    driver's recorded `info` (methods.<id>.trusts_bytes: variants, "" the default)."""
+    driver's recorded `info`: the default variant of a method that lists `validate`
+    (PROTOCOL.md 3)."""
     found = set()
     for language, recorded in drivers.items():
         methods = ((recorded or {}).get("info") or {}).get("methods") or {}
-        for method, spec in methods.items():
-            found |= {(language, method, v) for v in spec.get("trusts_bytes") or ()}
+        found |= {(language, method, "") for method, spec in methods.items()
+                  if "validate" in (spec.get("variants") or ())}
     return found
 
 
