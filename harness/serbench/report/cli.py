@@ -1,4 +1,4 @@
-"""`serbench report`: render one run as report.html and report.md."""
+"""`serbench report`: render one run as report.html, report.md and tables.md."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -18,7 +18,8 @@ from .render import render_run
 @click.option("--allow-incomplete", is_flag=True,
               help="report a run that is running, failed or interrupted")
 def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool) -> None:
-    """Self-contained HTML report with plots, and a Markdown summary, of one run."""
+    """Self-contained HTML report with plots, a Markdown summary, and tables.md (Markdown
+    tables to paste into a design doc), of one run."""
     try:
         run_id = run_id or latest_complete_run(db_path())
         html, markdown = render_run(db_path(), run_id, out or home() / "reports" / run_id,
@@ -27,3 +28,4 @@ def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool)
         raise click.ClickException(str(exc)) from None
     click.echo(html)
     click.echo(markdown)
+    click.echo(markdown.with_name("tables.md"))

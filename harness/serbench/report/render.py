@@ -14,17 +14,23 @@ from .reference import Measured, published_section
 from .data import RunData, load_run
 from .figures import Palette
 from .markdown import render_markdown
+from .paste import paste_tables
 from .provenance import provenance_section
 from .sizes import size_entries, sizes_section
 from .status import status_section
 from .summary import summary_section
-from .tasks import task_models, task_section
+from .tasks import TaskModel, task_models, task_section
 
 
-def build_sections(data: RunData) -> list[Section]:
+def run_tasks(data: RunData) -> dict[str, list[TaskModel]]:
+    palette = Palette({c.method for c in data.cells if not c.is_floor})
+    return task_models(data.cells, palette)
+
+
+def build_sections(data: RunData, tasks: dict[str, list[TaskModel]] | None = None
+                   ) -> list[Section]:
     cells = data.cells
-    palette = Palette({c.method for c in cells if not c.is_floor})
-    tasks = task_models(cells, palette)
+    tasks = run_tasks(data) if tasks is None else tasks
     sizes = size_entries(cells)
     sections = [summary_section(tasks, sizes, cells), provenance_section(data.run, cells)]
     sections += [s for task, models in tasks.items() if (s := task_section(task, models))]
@@ -86,13 +92,16 @@ def render_html(data: RunData, sections: list[Section]) -> str:
 
 def render_run(db_path: Path, run_id: str, out_dir: Path,
                allow_incomplete: bool = False) -> tuple[Path, Path]:
-    """Write out_dir/report.html and out_dir/report.md for one run; refuses an incomplete run
-    unless allow_incomplete. Returns (html path, markdown path)."""
+    """Write out_dir/report.html, report.md and tables.md (Markdown tables to paste) for one
+    run; refuses an incomplete run unless allow_incomplete. Returns (html path, markdown
+    path)."""
     data = load_run(Path(db_path), run_id, allow_incomplete)
-    sections = build_sections(data)
+    tasks = run_tasks(data)
+    sections = build_sections(data, tasks)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"
     html_path.write_text(render_html(data, sections), encoding="utf-8")
     md_path.write_text(render_markdown(*titles(data), sections), encoding="utf-8")
+    (out_dir / "tables.md").write_text(paste_tables(data.run, tasks), encoding="utf-8")
     return html_path, md_path
