@@ -123,3 +123,37 @@ def test_runs_from_different_hosts_are_flagged(home, monkeypatch):
     result = CliRunner().invoke(cli, ["compare", "a", "b"])
     assert result.exit_code == 0, result.output
     assert "the runs are from different hosts" in " ".join(result.output.split())
+
+
+def test_the_geometric_mean_per_task_leaves_out_pairs_measured_differently():
+    from serbench.compare import Comparison, Row
+
+    def row(task, a, b, protocol=()):
+        return Row({"task": task}, [a] * 3, [b] * 3, list(protocol))
+
+    comparison = Comparison("a", "b", rows=[
+        row("read_seq", 10, 20), row("read_seq", 10, 80), row("write", 100, 50),
+        row("write", 10, 1000, ["repetitions 2 -> 4"])])
+    means = comparison.task_means()
+    assert means == {"read_seq": pytest.approx(4.0), "write": pytest.approx(0.5)}
+    assert comparison.geometric_mean == pytest.approx((2 * 8 * 0.5) ** (1 / 3))
+
+
+def test_a_report_compares_its_run_with_a_baseline(home, monkeypatch, tmp_path):
+    from serbench.report import ReportError, render_run
+    from serbench.report.units import multiple
+
+    use(monkeypatch, home)
+    run(home, SMALL, run_id="a")
+    run(home, SMALL, run_id="b")
+    db = home / "results.duckdb"
+    with Results(db, read_only=True) as results:
+        comparison = compare_runs(results, "a", "b")
+    _, md = render_run(db, "b", tmp_path / "out", baseline="a")
+    text = md.read_text("utf-8")
+    assert "## Against baseline run a" in text
+    assert f"of {len(comparison.rows):,} cells compared" in text
+    for task, mean in comparison.task_means().items():
+        assert f"| {task} | {multiple(mean)} |" in text
+    with pytest.raises(ReportError, match="baseline: no run 'nope'"):
+        render_run(db, "b", tmp_path / "out", baseline="nope")

@@ -96,7 +96,8 @@ def test_a_plan_runs_and_reports_through_the_real_driver(home, tmp_path):
     assert all(s["total_ns"] == s["cpu_ns"] + s["io_ns"] and s["io_ns"] > 0 for s in measured)
 
     output = cli_ok("report")
-    html, markdown = (Path(line) for line in output.split() if line.endswith((".html", ".md")))
+    html, markdown = (Path(line) for line in output.split()
+                      if line.endswith(("report.html", "report.md")))
     text = html.read_text()
     assert len(text) > 10_000 and markdown.stat().st_size > 0
     for name in (*METHODS, "raw", *MODELS, "read_seq", "read_rand", "write"):

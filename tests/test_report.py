@@ -596,7 +596,8 @@ def test_command_defaults_to_latest_complete_run(rendered, monkeypatch):
     result = CliRunner().invoke(report_command, [])
     assert result.exit_code == 0, result.output
     out = rendered["root"] / "reports" / RUN
-    assert result.output.split() == [str(out / "report.html"), str(out / "report.md")]
+    assert result.output.split() == [str(out / "report.html"), str(out / "report.md"),
+                                     str(out / "tables.md")]
     refused = CliRunner().invoke(report_command, ["--run", RUNNING])
     assert refused.exit_code != 0 and "not complete" in refused.output
 

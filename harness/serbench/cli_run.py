@@ -252,6 +252,10 @@ def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) 
                     f"{verdicts['no difference']} no difference"
                   + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
                     f"{len(comparison.not_ok)} not ok in at least one run")
+    means = comparison.task_means()
+    if means:
+        console.print("geometric mean B / A by task: "
+                      + ", ".join(f"{task} {mean:.3f}" for task, mean in means.items()))
     if comparison.hosts:
         console.print(f"[yellow]the runs are from different hosts[/] ({comparison.hosts[0]} "
                       f"and {comparison.hosts[1]}): each ratio also compares the machines")

@@ -88,10 +88,24 @@ class Comparison:
     @property
     def geometric_mean(self) -> float | None:
         """Over the pairs measured the same way."""
-        ratios = [r.ratio for r in self.rows if 0 < r.ratio < math.inf and not r.protocol]
-        if not ratios:
-            return None
-        return math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        return _geometric_mean(self.comparable)
+
+    def task_means(self) -> dict[str, float]:
+        """The geometric mean per task, over its pairs measured the same way."""
+        by_task: dict[str, list[Row]] = {}
+        for row in self.comparable:
+            by_task.setdefault(row.identity["task"], []).append(row)
+        return {task: _geometric_mean(rows) for task, rows in by_task.items()}
+
+    @property
+    def comparable(self) -> list[Row]:
+        return [r for r in self.rows if 0 < r.ratio < math.inf and not r.protocol]
+
+
+def _geometric_mean(rows: list[Row]) -> float | None:
+    if not rows:
+        return None
+    return math.exp(sum(math.log(r.ratio) for r in rows) / len(rows))
 
 
 def compare_runs(results: Results, run_a: str, run_b: str,

@@ -17,13 +17,16 @@ from .render import render_run
               help="output directory (default: $SERBENCH_HOME/reports/<run id>)")
 @click.option("--allow-incomplete", is_flag=True,
               help="report a run that is running, failed or interrupted")
-def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool) -> None:
+@click.option("--baseline", help="another run to compare this one with, in a section of its "
+                                 "own (ratios with 95 % intervals and verdicts)")
+def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool,
+                   baseline: str | None) -> None:
     """Self-contained HTML report with plots, a Markdown summary, and tables.md (Markdown
     tables to paste into a design doc), of one run."""
     try:
         run_id = run_id or latest_complete_run(db_path())
         html, markdown = render_run(db_path(), run_id, out or home() / "reports" / run_id,
-                                    allow_incomplete)
+                                    allow_incomplete, baseline)
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(html)

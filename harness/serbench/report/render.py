@@ -9,9 +9,12 @@ import jinja2
 from plotly.offline import get_plotlyjs
 
 from .. import __version__
+from ..compare import Comparison, compare_runs
+from ..results import Results, ResultsError
+from .baseline import baseline_section
 from .blocks import Details, Facts, Plot, Section, Table, badge_kind
 from .reference import Measured, published_section
-from .data import RunData, load_run
+from .data import ReportError, RunData, load_run
 from .figures import Palette
 from .markdown import render_markdown
 from .paste import paste_tables
@@ -90,14 +93,16 @@ def render_html(data: RunData, sections: list[Section]) -> str:
                            version=__version__, run_id=data.run.run_id)
 
 
-def render_run(db_path: Path, run_id: str, out_dir: Path,
-               allow_incomplete: bool = False) -> tuple[Path, Path]:
+def render_run(db_path: Path, run_id: str, out_dir: Path, allow_incomplete: bool = False,
+               baseline: str | None = None) -> tuple[Path, Path]:
     """Write out_dir/report.html, report.md and tables.md (Markdown tables to paste) for one
-    run; refuses an incomplete run unless allow_incomplete. Returns (html path, markdown
-    path)."""
+    run; refuses an incomplete run unless allow_incomplete. With a baseline run, a section
+    compares the two. Returns (html path, markdown path)."""
     data = load_run(Path(db_path), run_id, allow_incomplete)
     tasks = run_tasks(data)
     sections = build_sections(data, tasks)
+    if baseline is not None:
+        sections.insert(1, baseline_section(_compare(Path(db_path), baseline, run_id)))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"
@@ -105,3 +110,11 @@ def render_run(db_path: Path, run_id: str, out_dir: Path,
     md_path.write_text(render_markdown(*titles(data), sections), encoding="utf-8")
     (out_dir / "tables.md").write_text(paste_tables(data.run, tasks), encoding="utf-8")
     return html_path, md_path
+
+
+def _compare(db_path: Path, baseline: str, run_id: str) -> Comparison:
+    try:
+        with Results(db_path, read_only=True) as results:
+            return compare_runs(results, baseline, run_id)
+    except ResultsError as exc:
+        raise ReportError(f"baseline: {exc}") from None

@@ -22,11 +22,21 @@ def run(runner, driver, cell) -> CellResult:
         expected = expected_checksum(runner, cell, source.base, chosen)
         floor = (runner.floor_checksum(source.base, chosen) if cell.floor_rounds else None)
     except PagedError as exc:
-        return CellResult("failed", "no_input", f"the harness cannot read the file for the "
-                                                f"raw floor's checksum: {exc}")
+        return unreadable(runner, driver, cell, params, exc)
     if cell.floor_rounds:
         return timed_with_floor(runner, driver, cell, params, expected, floor)
     return runner.timed(driver, cell, params, expected)
+
+
+def unreadable(runner, driver, cell, params: dict, problem: PagedError) -> CellResult:
+    """The harness cannot compute the floor's checksum of a damaged file: the driver's own
+    error names the damage; a driver that reads it anyway is not believed."""
+    result = runner.timed(driver, cell, params, {"count": cell.n, "sum": "unknown"})
+    if result.status == "failed":
+        return result
+    return CellResult("failed", "corrupt_input", f"the harness cannot read the file for the "
+                                                 f"raw floor's checksum ({problem}), yet the "
+                                                 f"driver's read answered {result.status}")
 
 
 def read_params(runner, cell, base) -> tuple[dict, range | list]:
