@@ -20,6 +20,7 @@ import statistics
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .provenance import host_name
 from .results import Results
 
 IDENTITY = ("language", "task", "model", "method", "depth", "variant", "setting", "dataset", "n",
@@ -159,7 +160,7 @@ def hosts(results: Results, run_a: str, run_b: str) -> tuple[str, str] | None:
     names = []
     for run_id in (run_a, run_b):
         host = results.con.execute("SELECT host FROM runs WHERE run_id = ?", [run_id]).fetchone()
-        names.append((json.loads(host[0]) if host and host[0] else {}).get("hostname", "?"))
+        names.append(host_name(host[0] if host else None))
     return (names[0], names[1]) if names[0] != names[1] else None
 
 

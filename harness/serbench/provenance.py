@@ -5,6 +5,7 @@ every probe has a timeout, so provenance never stops a run.
 """
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
@@ -42,6 +43,15 @@ def host() -> dict:
         "machine": platform.machine(),
         "hostname": platform.node(),
     }
+
+
+def host_name(host: dict | str | None) -> str:
+    """A recorded host (its dict, or the JSON text the results database holds) by name."""
+    try:
+        found = json.loads(host) if isinstance(host, str) else (host or {})
+    except ValueError:
+        found = {}
+    return str(found.get("hostname") or found.get("cpu_model") or "an unnamed host")
 
 
 def _cpu_model() -> str | None:

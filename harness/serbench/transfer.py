@@ -9,12 +9,12 @@ version); CSV is for spreadsheets and is not imported.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
+from .provenance import host_name
 from .results import RUN_ID, SCHEMA_VERSION, Results, ResultsError
 
 EXPORT_FORMAT = "1"
@@ -114,7 +114,7 @@ def _import_run(results: Results, run_id: str, started_at, host: str) -> Importe
                        "AND started_at = ? AND host = ?",
                        [run_id, f"{run_id[:60]}.", started_at, host]).fetchone()
     if same is not None:
-        return Imported(run_id, same[0], "present", _host_name(host))
+        return Imported(run_id, same[0], "present", host_name(host))
     stored = run_id if results.run(run_id) is None else _free_id(results, run_id)
     con.execute("BEGIN")
     try:
@@ -134,7 +134,7 @@ def _import_run(results: Results, run_id: str, started_at, host: str) -> Importe
         con.execute("ROLLBACK")
         raise
     return Imported(run_id, stored, "imported" if stored == run_id else "renamed",
-                    _host_name(host))
+                    host_name(host))
 
 
 def _insert(con, table: str, columns: tuple[str, ...], stored: str, run_id: str,
@@ -150,11 +150,3 @@ def _free_id(results: Results, run_id: str) -> str:
         if RUN_ID.match(candidate) and results.run(candidate) is None:
             return candidate
     raise ResultsError(f"no free run id for {run_id}")
-
-
-def _host_name(host) -> str:
-    try:
-        found = json.loads(host) if isinstance(host, str) else (host or {})
-    except ValueError:
-        return "?"
-    return str(found.get("hostname") or found.get("cpu_model") or "?")

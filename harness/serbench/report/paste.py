@@ -6,14 +6,15 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+from ..provenance import host_name
 from .data import Run
-from .series import Series
+from .series import label_without
 from .tasks import TaskModel, spec_for
 from .units import multiple, number, unit_for
 
 
 def paste_tables(run: Run, tasks: dict[str, list[TaskModel]]) -> str:
-    host = run.host.get("hostname") or run.host.get("cpu_model") or "an unnamed host"
+    host = host_name(run.host)
     lines = [f"# serbench tables: run {run.run_id}", "",
              f"Measured on {host} ({run.host.get('cpu_model') or 'cpu not recorded'}, "
              f"{run.host.get('logical_cores') or '?'} logical cores). Median of the measured "
@@ -36,13 +37,8 @@ def _tables(models: list[TaskModel]) -> dict[str, dict[str, tuple[int, dict[str,
                 continue
             where = " · ".join(filter(None, [s.key.depth, s.key.setting]))
             _, medians = found[where].setdefault(tm.model, (tm.n, {}))
-            medians[_name(s)] = cell.total.median
+            medians[label_without(s, s.key.depth, s.key.setting)] = cell.total.median
     return found
-
-
-def _name(s: Series) -> str:
-    """The series label without depth and setting (the table's title says those)."""
-    return " · ".join(p for p in s.label.split(" · ") if p not in (s.key.depth, s.key.setting))
 
 
 def _table(task: str, where: str, columns: dict[str, tuple[int, dict[str, float]]],

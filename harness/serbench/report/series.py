@@ -135,6 +135,11 @@ def label(key: SeriesKey, varying: set[str], floor: bool) -> str:
     return " · ".join(parts)
 
 
+def label_without(s: Series, *said: str) -> str:
+    """The series label without the parts a table's row or title already says."""
+    return " · ".join(part for part in s.label.split(" · ") if part not in said)
+
+
 def chosen_n(series: list[Series]) -> tuple[int | None, bool]:
     """The largest n every measured series shares (True), else the largest n measured (False)."""
     sets = [set(s.measured_ns) for s in series if s.measured_ns]

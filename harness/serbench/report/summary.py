@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .blocks import Facts, Row, Section, Table
 from .data import Cell
 from .reference import Measured, published_outcomes
-from .series import LANGUAGES, Series, canonical
+from .series import LANGUAGES, Series, canonical, label_without
 from .sizes import SizeEntry
 from .tasks import TaskModel, spec_for
 from .units import multiple, number, unit_for
@@ -90,10 +90,9 @@ def _groups(tm: TaskModel) -> dict[str, list[Entry]]:
 
 
 def _name(s: Series) -> str:
-    """The series label without its language, depth and setting (the row says those)."""
-    said = (s.key.language, s.key.depth, s.key.setting, f"{s.key.threads} threads")
-    parts = [p for p in s.label.split(" · ") if p not in said]
-    return " · ".join(parts)
+    """The label without its language, depth and setting (the row says those)."""
+    return label_without(s, s.key.language, s.key.depth, s.key.setting,
+                         f"{s.key.threads} threads")
 
 
 def _row(task: str, model: str, where: str, entries: list[Entry], languages: list[str]) -> Row:
