@@ -11,6 +11,7 @@ from serbench.report.blocks import Plot, Table
 from serbench.report.data import load_run
 from serbench.report.render import build_sections
 from serbench.results import CellResult, Results
+from serbench.sizes import lines_of_code, loc_counters
 
 RUN = "run-tasks"
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"}, "drivers": {},
@@ -172,3 +173,104 @@ def test_the_whole_report_renders(db, tmp_path):
     text = md.read_text()
     for title in ("Parallel read", "External sort", "Memory", "Micro"):
         assert title in text
+
+
+# cpu / io bars: three repetitions (total, cpu, io) in ms where the medians of the parts do not
+# add up to the median of the whole: median total 80, median cpu 30 + median io 10 = 40
+MS = 1_000_000
+SPLIT_REPS = [(100, 90, 10), (80, 20, 60), (30, 30, 0)]
+# sizes cells naming the files they counted: cpp protobuf and flatbuffers share schema.h, rust
+# protobuf counts its .proto files, java protobuf listed a generated file that was skipped
+LOC_CELLS = [
+    ("cpp", "protobuf", ["drivers/cpp/src/methods/protobuf.h", "drivers/cpp/src/methods/schema.h"],
+     []),
+    ("cpp", "flatbuffers", ["drivers/cpp/src/methods/flatbuffers.h",
+                            "drivers/cpp/src/methods/schema.h"], []),
+    ("rust", "protobuf", ["drivers/rust/driver/src/methods/protobuf.rs", "schemas/proto/a.proto",
+                          "schemas/proto/b.proto"], []),
+    ("rust", "handcoded", ["drivers/rust/driver/src/methods/handcoded.rs"], []),
+    ("java", "protobuf", ["drivers/java/src/main/java/serbench/methods/ProtobufMethod.java"],
+     ["drivers/java/src/main/java/serbench/methods/schema/ProtoConvert.java"]),
+]
+
+
+def sizes_result(counted: list[str], generated: list[str]) -> CellResult:
+    return CellResult("ok", counters={"objects": N, "avg_object_bytes": 100.0, "loc": 10,
+                                      "files": len(counted) + len(generated),
+                                      "loc_files": counted, "generated_files": generated})
+
+
+@pytest.fixture(scope="module")
+def split_db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("split") / "results.duckdb"
+    reps = [{"rep": i, "warmup": False, "total_ns": t * MS, "cpu_ns": c * MS, "io_ns": o * MS}
+            for i, (t, c, o) in enumerate(SPLIT_REPS)]
+    checksum = {"count": N, "sum": "00000000000000ff"}
+    write = replace(BASE, cell_id=1, task="write", depth="", cold=False)
+    with Results(path) as results:
+        results.begin_run(RUN, "split", "[[group]]", 42, PROVENANCE, {})
+        results.add_cell(RUN, write, CellResult("ok", expected=checksum, got=checksum,
+                                                samples=reps))
+        for i, (language, method, counted, generated) in enumerate(LOC_CELLS, 2):
+            cell = replace(BASE, cell_id=i, task="sizes", depth="", language=language,
+                           method=method)
+            results.add_cell(RUN, cell, sizes_result(counted, generated))
+        results.finish_run(RUN, "complete")
+    return path
+
+
+def test_the_cpu_share_is_the_median_of_each_repetitions_share(split_db):
+    (cell,) = [c for c in load_run(split_db, RUN).cells if c.task == "write"]
+    # the parts' own medians, 30 + 10, are not the median total, 80
+    assert (cell.total.median, cell.cpu.median, cell.io.median) == (80 * MS, 30 * MS, 10 * MS)
+    # shares 90/100, 20/80, 30/30: median 0.9
+    assert cell.cpu_share == pytest.approx(0.9)
+
+
+def test_cpu_io_bars_stack_to_the_median_total_split_by_the_median_cpu_share(split_db):
+    plot = next(b for b in section(split_db, "write-trade").blocks
+                if isinstance(b, Plot) and b.id == "plot-write-trade-cpuio")
+    cpu, io = plot.figure["data"]
+    # 80 ms × 0.9 = 72 ms of cpu, the other 8 ms io: the stack is the median total
+    assert (cpu["name"], io["name"]) == ("cpu", "io")
+    assert cpu["x"] == [pytest.approx(72.0)] and io["x"] == [pytest.approx(8.0)]
+    assert cpu["customdata"] == [[pytest.approx(80.0), pytest.approx(0.9)]]
+    assert io["customdata"] == [[pytest.approx(80.0), pytest.approx(0.1)]]
+    assert "median total time" in plot.figure["layout"]["xaxis"]["title"]["text"]
+    assert "median over the repetitions of each one's cpu share, cpu_ns / (cpu_ns + io_ns)" \
+        in plot.caption
+
+
+def test_lines_of_code_caption_names_shared_schema_and_generated_files(split_db):
+    caption = table(section(split_db, "sizes-trade"), "Sizes: trade").caption
+    assert caption.startswith("Lines of code: non-blank lines of the files the driver's info "
+                              "lists for the method in its files entry")
+    assert ("In this table: cpp schema.h counted in each of flatbuffers, protobuf; rust "
+            "protobuf counts 2 schema definitions (.proto); java protobuf lists generated "
+            "ProtoConvert.java, skipped; no other method lists a shared, schema or generated "
+            "file.") in caption
+
+
+def test_lines_of_code_recorded_without_file_names_say_what_was_counted(db):
+    caption = table(section(db, "sizes-trade"), "Sizes: trade").caption
+    assert caption.startswith("Lines of code: non-blank lines of every file the driver's info "
+                              "lists for the method, generated files included")
+    assert "shared code and generated code not counted" not in caption
+
+
+def test_lines_of_code_skip_generated_files_and_keep_the_names(tmp_path):
+    files = {"drivers/x/methods/adapter.rs": "fn a() {}\n\n  \nfn b() {}\n",  # 2 lines
+             "drivers/x/methods/shared.rs": "// helper\nfn c() {}\n\nfn d() {}\n",  # 3
+             "drivers/x/generated/codec.rs": "fn e() {}\n" * 50,  # under generated/
+             "drivers/x/methods/Convert.java": "// Generated by codegen.py.\n// Do not edit.\n"
+                                               + "class C {}\n" * 40}  # says so on top
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    counters = loc_counters(list(files), tmp_path)
+    assert counters == {"loc": 5, "files": 4,
+                        "loc_files": ["drivers/x/methods/adapter.rs",
+                                      "drivers/x/methods/shared.rs"],
+                        "generated_files": ["drivers/x/generated/codec.rs",
+                                            "drivers/x/methods/Convert.java"]}
+    assert lines_of_code(list(files), tmp_path) == 5

@@ -48,18 +48,45 @@ def zstd_size(path: Path) -> int:
     return total
 
 
+# what the code generators this repository uses write at the top of their output (protoc,
+# flatc, capnp, avro-tools), and the directories the drivers' builds generate into
+GENERATED_MARKS = ("do not edit", "do not modify")
+GENERATED_DIR_PREFIX = "generated"
+HEADER_LINES = 5
+
+
+def is_generated(name: str, text: str) -> bool:
+    """A generated file: under a directory named generated* (target/generated-sources,
+    build/generated, …), or its first lines say generated and not to edit it."""
+    if any(part.startswith(GENERATED_DIR_PREFIX) for part in Path(name).parts[:-1]):
+        return True
+    head = "\n".join(text.splitlines()[:HEADER_LINES]).lower()
+    return "generated" in head and any(mark in head for mark in GENERATED_MARKS)
+
+
+def _read_listed(name: str, repo: Path) -> str:
+    try:
+        return (repo / name).read_text(errors="replace")
+    except OSError as exc:
+        raise SizesError(f"method file {name} (listed in the driver's info) cannot be "
+                         f"read: {exc.strerror}") from None
+
+
+def loc_counters(files: list[str], repo: Path = REPO) -> dict:
+    """`loc`: non-blank lines of the listed files, generated ones skipped; the names counted
+    and skipped are kept so the report can say which files several methods share."""
+    texts = {name: _read_listed(name, repo) for name in files}
+    counted = [name for name, text in texts.items() if not is_generated(name, text)]
+    return {"loc": sum(1 for name in counted for line in texts[name].splitlines()
+                       if line.strip()),
+            "files": len(files), "loc_files": counted,
+            "generated_files": [name for name in texts if name not in counted]}
+
+
 def lines_of_code(files: list[str], repo: Path = REPO) -> int:
-    """Non-blank lines of the method's own files, named relative to the repository."""
-    total = 0
-    for name in files:
-        path = repo / name
-        try:
-            text = path.read_text(errors="replace")
-        except OSError as exc:
-            raise SizesError(f"method file {name} (listed in the driver's info) cannot be "
-                             f"read: {exc.strerror}") from None
-        total += sum(1 for line in text.splitlines() if line.strip())
-    return total
+    """Non-blank lines of the method's own files, named relative to the repository; generated
+    files are not counted."""
+    return loc_counters(files, repo)["loc"]
 
 
 def library_bytes(jars: list) -> int:
@@ -80,5 +107,4 @@ def measure(base: Path, files: list[str], repo: Path = REPO) -> dict:
             "avg_object_bytes": sum(lengths) / len(lengths) if lengths else 0.0,
             "max_object_bytes": max(lengths, default=0),
             "data_bytes": data.stat().st_size, "gzip_bytes": gzip_size(data),
-            "zstd_bytes": zstd_size(data), "loc": lines_of_code(files, repo),
-            "files": len(files)}
+            "zstd_bytes": zstd_size(data), **loc_counters(files, repo)}

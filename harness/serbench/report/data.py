@@ -72,6 +72,9 @@ class Cell:
     total: Stat | None = None
     cpu: Stat | None = None
     io: Stat | None = None
+    # the median over measured repetitions of each one's cpu_ns / (cpu_ns + io_ns): splits the
+    # median total into cpu and io (figures.py), as the cpu and io medians need not add up to it
+    cpu_share: float | None = None
     setting: str = ""  # the task's own setting, e.g. "mode=seq" (results-schema.md)
     extra: dict = field(default_factory=dict)  # medians of the samples' own times, by key
     # a JVM's first timed repetition (its sample says "jit": "cold"), never in the statistics
@@ -152,7 +155,8 @@ SELECT cell_id, count(*),
        median(cpu_ns), min(cpu_ns), max(cpu_ns),
        median(io_ns), min(io_ns), max(io_ns),
        """ + ",\n       ".join(f"median(CAST(extra->>'{k}' AS DOUBLE))" for k in EXTRA_TIMES) + """,
-       median(total_ns / CAST(extra->>'floor_ns' AS DOUBLE))
+       median(total_ns / CAST(extra->>'floor_ns' AS DOUBLE)),
+       median(cpu_ns / NULLIF(CAST(cpu_ns + io_ns AS DOUBLE), 0))
 FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 """
 
@@ -240,9 +244,10 @@ def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
         return cell
     reps, *values = stats
     extra = {k: v for k, v in zip(EXTRA_TIMES, values[9:]) if v is not None}
-    over_paired_floor = values[9 + len(EXTRA_TIMES)]
+    over_paired_floor, cpu_share = values[9 + len(EXTRA_TIMES):]
     return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
                    io=_stat(values[6:9]), extra=extra, nodes=nodes or {},
+                   cpu_share=None if cpu_share is None else float(cpu_share),
                    cold_jit_ns=None if cold_jit_ns is None else float(cold_jit_ns),
                    over_paired_floor=None if over_paired_floor is None
                    else float(over_paired_floor))

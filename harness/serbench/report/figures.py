@@ -158,10 +158,19 @@ def _time_trace(s: Series, unit: TimeUnit, palette: Palette, axes: str,
     }
 
 
+def cpu_io_split(cell) -> tuple[float, float]:
+    """(cpu, io) ns adding up to the median total: the median total times the median of each
+    repetition's cpu share, cpu_ns / (cpu_ns + io_ns), and the rest. Stacking the cpu median on
+    the io median would not: medians of parts need not add up to the median of the whole."""
+    cpu = cell.total.median * cell.cpu_share
+    return cpu, cell.total.median - cpu
+
+
 def cpu_io_figure(series: list[Series], n: int, title: str) -> dict | None:
-    """Stacked cpu / io medians per series at one n, fastest on top; the floor hatched."""
+    """Per series at one n a bar as long as the median total time, split into cpu and io by
+    the median cpu share (cpu_io_split), fastest on top; the floor hatched."""
     rows = sorted(((s, c) for s in series if (c := s.cells.get(n)) is not None and c.measured
-                   and c.cpu is not None and c.io is not None),
+                   and c.cpu_share is not None),
                   key=lambda sc: (sc[1].total.median, sc[0].label))
     if not rows:
         return None
@@ -170,25 +179,33 @@ def cpu_io_figure(series: list[Series], n: int, title: str) -> dict | None:
     for floor in (True, False):
         part = [(s, c) for s, c in rows if s.is_floor == floor]
         if part:
-            traces += [_cpu_io_bar(part, unit, name, color, floor)
-                       for name, color in (("cpu", CPU_COLOR), ("io", IO_COLOR))]
+            traces += [_cpu_io_bar(part, unit, i, name, color, floor)
+                       for i, (name, color) in enumerate((("cpu", CPU_COLOR), ("io", IO_COLOR)))]
     height = max(260, 110 + 24 * len(rows))
     layout = _layout(title, height, barmode="stack",
-                     xaxis=_axis(f"median time at n = {n:,} ({unit.name})"),
+                     xaxis=_axis(f"median total time at n = {n:,} ({unit.name}), split by the "
+                                 "median cpu share"),
                      yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""},
                             "categoryorder": "array", "categoryarray": [s.label for s, _ in rows]},
                      legend=TOP_LEGEND)
     return {"data": traces, "layout": layout}
 
 
-def _cpu_io_bar(rows: list, unit: TimeUnit, part: str, color: str, floor: bool) -> dict:
+def _cpu_io_bar(rows: list, unit: TimeUnit, index: int, part: str, color: str,
+                floor: bool) -> dict:
+    """One part (0 cpu, 1 io) of every row's split bar; the hover gives the whole and the share."""
     name = f"{part} (raw floor)" if floor else part
     marker = {"color": color}
     if floor:
         marker["pattern"] = {"shape": "/", "solidity": 0.4}
+    shares = [c.cpu_share if index == 0 else 1 - c.cpu_share for _, c in rows]
     return {"type": "bar", "orientation": "h", "name": name, "y": [s.label for s, _ in rows],
-            "x": [unit.of(getattr(c, part).median) for _, c in rows], "marker": marker,
-            "hovertemplate": f"%{{y}}<br>{name} %{{x:,.4~g}} {unit.name}<extra></extra>"}
+            "x": [unit.of(cpu_io_split(c)[index]) for _, c in rows], "marker": marker,
+            "customdata": [[unit.of(c.total.median), share] for (_, c), share in
+                           zip(rows, shares)],
+            "hovertemplate": (f"%{{y}}<br>{name} %{{x:,.4~g}} {unit.name}: "
+                              f"%{{customdata[1]:.1%}} (median {part} share) of the median "
+                              f"total %{{customdata[0]:,.4~g}} {unit.name}<extra></extra>")}
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from .blocks import Plot, Row, Section, Table
 from .data import Cell
@@ -12,6 +13,14 @@ from .units import byte_size, multiple
 
 # where sizes come from, most authoritative first
 SIZE_TASKS = ("sizes", "write")
+# schema definitions some methods list beside their adapter (inputs of code generators)
+SCHEMA_SUFFIXES = (".proto", ".fbs", ".capnp", ".avsc", ".avdl", ".avpr")
+LOC_RULE = ("Lines of code: non-blank lines of the files the driver's info lists for the method "
+            "in its files entry, each counted in full for every method that lists it; files "
+            "the harness recognises as generated (under a directory named generated*, or whose "
+            "first five lines say generated and do not edit or modify) are skipped. Code a "
+            "method uses without listing it (the driver's main loop, paged files and models, "
+            "any helper it does not list) and its libraries are not counted.")
 
 
 @dataclass(frozen=True)
@@ -80,11 +89,72 @@ def size_table(model: str, entries: list[SizeEntry]) -> Table:
                                      "gzip bytes / object", "zstd bytes / object",
                                      "largest object (bytes)", "lines of code", "libraries",
                                      "from"],
-                 rows, "Lines of code: non-blank lines of the files the driver lists as the "
-                 "method's own (its adapter; shared code and generated code not counted). "
-                 "Libraries: the size of the library jars the method loads (Java; — where a "
-                 "driver links its libraries into one binary).",
+                 rows, loc_caption(entries) + " Libraries: the size of the library jars the "
+                 "method loads (Java; — where a driver links its libraries into one binary).",
                  numeric=frozenset({1, 2, 3, 4, 5, 6, 7}))
+
+
+def _methods(keys: set[tuple[str, str]]) -> str:
+    return ", ".join(sorted(method for _, method in keys))
+
+
+def _names(paths) -> str:
+    return ", ".join(sorted({PurePosixPath(p).name for p in paths}))
+
+
+def _listed(entries: list[SizeEntry], key: str) -> dict[tuple[str, str], list[str]]:
+    """(language, method) -> the file names a sizes cell recorded under `key`."""
+    return {(e.language, e.method): e.source.counters[key] for e in entries
+            if isinstance(e.source.counters.get(key), list)}
+
+
+def shared_files(counted: dict[tuple[str, str], list[str]]) -> dict[tuple, list[str]]:
+    """(language, methods) -> the files each of those methods counts: files several methods of
+    one driver list, so their lines are in every one of those methods' counts."""
+    owners: dict[tuple[str, str], set] = defaultdict(set)
+    for (language, method), files in counted.items():
+        for name in files:
+            owners[(language, name)].add((language, method))
+    shared: dict[tuple, list[str]] = defaultdict(list)
+    for (language, name), keys in owners.items():
+        if len(keys) > 1:
+            shared[(language, frozenset(keys))].append(name)
+    return shared
+
+
+def loc_exceptions(entries: list[SizeEntry]) -> list[str]:
+    """Where this table's counts depart from "the method's own adapter", from the file names
+    the sizes cells recorded: shared files, schema definitions, generated files skipped."""
+    counted = _listed(entries, "loc_files")
+    notes = [f"{language} {_names(files)} counted in each of {_methods(keys)}"
+             for (language, keys), files in sorted(shared_files(counted).items(),
+                                                   key=lambda kv: (kv[0][0], sorted(kv[0][1])))]
+    schemas = {key: [f for f in files if f.endswith(SCHEMA_SUFFIXES)]
+               for key, files in counted.items()}
+    notes += [f"{language} {method} counts {len(files)} schema definitions (" + ", ".join(
+                  sorted({PurePosixPath(f).suffix for f in files})) + ")"
+              for (language, method), files in sorted(schemas.items()) if files]
+    notes += [f"{language} {method} lists generated {_names(files)}, skipped"
+              for (language, method), files in sorted(_listed(entries, "generated_files").items())
+              if files]
+    return notes
+
+
+def loc_caption(entries: list[SizeEntry]) -> str:
+    """The lines-of-code rule, and what this table's counts hold beyond each adapter."""
+    with_loc = [e for e in entries if e.loc is not None]
+    if not with_loc:
+        return ""
+    if any("loc_files" not in e.source.counters for e in with_loc):
+        # recorded before the harness kept the names: the rule differed and nothing is known
+        return ("Lines of code: non-blank lines of every file the driver's info lists for the "
+                "method, generated files included (this run did not record which files were "
+                "counted, so which are shared or generated is not known).")
+    notes = loc_exceptions(with_loc)
+    exceptions = (" In this table: " + "; ".join(notes) + "; no other method lists a shared, "
+                  "schema or generated file.") if notes else \
+        " No method in this table lists a shared, schema or generated file."
+    return LOC_RULE + exceptions
 
 
 def sizes_section(entries: dict[str, list[SizeEntry]]) -> Section | None:

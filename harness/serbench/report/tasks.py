@@ -79,10 +79,21 @@ def cpu_io_plot(tm: TaskModel) -> list:
     figure = cpu_io_figure(bars, tm.n, f"{tm.task} · {tm.model}: cpu and io") if tm.n else None
     if figure is None:
         return []
-    caption = (f"Median cpu time and median io time (time inside read/write/fsync calls), both "
-               f"measured inside the driver, at {tm.n_note}.")
+    caption = (f"Bar length: the median total time over the measured repetitions (warm-ups "
+               f"excluded) at {tm.n_note}. Split: cpu is that median times the median over "
+               f"the repetitions of each one's cpu share, cpu_ns / (cpu_ns + io_ns); io is the "
+               f"rest. (The median cpu time and the median io time, stacked, need not add up to "
+               f"the median total.) io: {_io_meaning(tm.task)}; cpu: the rest of the "
+               f"repetition; both measured inside the driver.")
     return [Plot(f"plot-{tm.slug}-cpuio", figure,
                  caption + (" Hatched: the raw floor." if floors else ""))]
+
+
+def _io_meaning(task: str) -> str:
+    # a network node also blocks on its sockets (PROTOCOL.md, network tasks)
+    if task.startswith("net_"):
+        return "time the timing node (client or root) was blocked in socket and file calls"
+    return "time inside read/write/fsync calls"
 
 
 def ranking_tables(tm: TaskModel) -> list:
