@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fake_driver import install, make_dataset
+from fake_driver import fold, install, make_dataset, object_hash
 from serbench import driver as driver_module
+from serbench import runner as runner_module
 from serbench import provenance
 from serbench.checksum import hex64
 from serbench.cli import cli
@@ -23,7 +24,7 @@ from serbench.driver import LANGUAGES, env_var, find_drivers
 from serbench.plan import RAW, parse_plan
 from serbench.results import Results, ResultsError
 from serbench.runner import (Listener, RunError, dataset_hashes, driver_infos, ids_file,
-                             read_ids, read_seq_start, run_plan)
+                             read_ids, read_seq_start, run_plan, verify_sample)
 from serbench.verify import verify
 
 PLAN = """
@@ -206,6 +207,32 @@ def test_every_variant_is_verified_before_it_is_timed_and_fails_alone(home, monk
     verified = {(r[1], r[5]) for r in requests(log) if r[1] == "roundtrip"}
     assert ("roundtrip", "lazy") in verified
     assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in lazy}
+
+
+def test_the_verification_sample_is_the_datasets_first_objects_with_their_own_checksum(
+        home, tmp_path, monkeypatch):
+    directory = home / "data" / "default"
+    whole = verify_sample(directory, "part", dataset_hashes(directory, "part"),
+                          tmp_path / "whole.jsonl")
+    lines = data_path(directory, "trade").read_bytes().splitlines(keepends=True)
+    monkeypatch.setattr(runner_module, "VERIFY_SAMPLE_BYTES",
+                        len(lines[0]) + len(lines[1]) + len(lines[2]) // 2)
+    sample = verify_sample(directory, "trade", dataset_hashes(directory, "trade"),
+                           tmp_path / "sample.jsonl")
+    assert sample.path.read_bytes() == lines[0] + lines[1]
+    assert sample.checksum == fold(object_hash("trade", json.loads(line)) for line in lines[:2])
+    assert whole.path == data_path(directory, "part")  # no larger than the limit: as it is
+
+
+def test_groups_are_verified_on_the_sample_and_timed_on_the_whole_dataset(home, monkeypatch):
+    use(monkeypatch, home)
+    monkeypatch.setattr(runner_module, "VERIFY_SAMPLE_BYTES", 300)
+    _, _, cells, _ = run(home)
+    assert cells and {c["status"] for c in cells} == {"ok"}  # the sample's checksum matched
+    writes = [c for c in cells if c["task"] == "write"]
+    assert {c["expected_count"] for c in writes} == {
+        len(data_path(home / "data" / "default", m).read_bytes().splitlines())
+        for m in ("trade", "part")}
 
 
 def test_driver_unsupported_answers_are_unsupported(home, monkeypatch):

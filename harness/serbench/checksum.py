@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
+import sys
 from functools import lru_cache
 from typing import Callable, Iterable
 
@@ -95,9 +96,15 @@ def fold_bytes(h: int, data: bytes) -> int:
     zero-padded."""
     n = len(data)
     h = ((h ^ n) * PRIME) & MASK
-    from_bytes = int.from_bytes
-    for i in range(0, n, 8):
-        h = ((h ^ from_bytes(data[i : i + 8], "little")) * PRIME) & MASK
+    whole = n - n % 8
+    if sys.byteorder == "little":  # the words as ints without a slice each: twice as fast
+        for word in memoryview(data)[:whole].cast("Q"):
+            h = ((h ^ word) * PRIME) & MASK
+    else:
+        for i in range(0, whole, 8):
+            h = ((h ^ int.from_bytes(data[i : i + 8], "little")) * PRIME) & MASK
+    if whole < n:
+        h = ((h ^ int.from_bytes(data[whole:], "little")) * PRIME) & MASK
     return h
 
 

@@ -151,10 +151,14 @@ class DriverProcess:
             proc.stdin.close()
         except OSError:
             pass
+        # a blocking wait sees the exit at once; wait(timeout) polls with sleeps of up to
+        # 50 ms, which doubled the wait for a JVM's exit (~300 of them in the default run)
+        deadline = threading.Timer(CLOSE_GRACE_S, _kill_group, (proc,))
+        deadline.start()
         try:
-            proc.wait(CLOSE_GRACE_S)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            proc.wait()
+        finally:
+            deadline.cancel()
 
     def __enter__(self) -> "DriverProcess":
         return self.start()

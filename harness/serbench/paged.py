@@ -40,15 +40,21 @@ def raw_checksum(base: Path, chosen: Iterable[int]) -> dict:
     order, repeats counted) of the paged file `base`."""
     page_size, entries = extents(Path(f"{base}.index"))
     count = total = 0
+    folded: dict[int, int] = {}  # a random read repeats objects: each is folded once
     with open(f"{base}.pages", "rb") as pages:
         for position in chosen:
-            if position >= len(entries):
-                raise PagedError(f"{base}: object {position} asked for, the file holds "
-                                 f"{len(entries)}")
-            page, offset, length = entries[position]
-            pages.seek(page * page_size + offset)
-            data = pages.read(length)
-            if len(data) != length:
-                raise PagedError(f"{base}.pages: object {position} ends past the file's end")
-            count, total = count + 1, (total + fold_bytes(SEED, data)) & MASK
+            if position not in folded:
+                folded[position] = _fold_object(pages, base, page_size, entries, position)
+            count, total = count + 1, (total + folded[position]) & MASK
     return {"count": count, "sum": hex64(total)}
+
+
+def _fold_object(pages, base: Path, page_size: int, entries: list, position: int) -> int:
+    if position >= len(entries):
+        raise PagedError(f"{base}: object {position} asked for, the file holds {len(entries)}")
+    page, offset, length = entries[position]
+    pages.seek(page * page_size + offset)
+    data = pages.read(length)
+    if len(data) != length:
+        raise PagedError(f"{base}.pages: object {position} ends past the file's end")
+    return fold_bytes(SEED, data)

@@ -18,3 +18,10 @@ def data_root() -> Path:
 
 def cache_dir() -> Path:
     return home() / "cache"
+
+
+def file_key(path: Path) -> tuple:
+    """A file's identity for what one process computes from its content and reuses (every
+    method's cell of a dataset expects the same): a rewritten file has another key."""
+    stat = Path(path).stat()
+    return (str(path), stat.st_ino, stat.st_mtime_ns, stat.st_size)

@@ -2,9 +2,11 @@
 
 Order of work, per dataset × model × page size ("batch"):
   1. for each language × method (a "group", one FRESH driver process, so no JIT or heap state
-     leaks between methods): verify with `roundtrip` on the dataset at every depth the group
-     reads (a wrong result makes every cell of the group `invalid`, a crash, hang or error
-     `failed`; either way untimed), then the write cells
+     leaks between methods): verify with `roundtrip` at every depth the group reads, on the
+     dataset's first objects (up to VERIFY_SAMPLE_BYTES of JSON: every timed result is still
+     checked in full, and `serbench verify` round-trips whole datasets); a wrong result makes
+     every cell of the group `invalid`, a crash, hang or error `failed`, either way untimed;
+     then the write cells
      (each written file is re-read with `scan` and must match the manifest), then the reads of
      that file;
   2. the `raw` floor of each language over the files its methods wrote, its checksum (of the
@@ -182,6 +184,40 @@ def set_checksum_of(hashes) -> dict:
     return {"count": count, "sum": hex64(total)}
 
 
+# Verifying a group on a prefix keeps a fresh process's first, cold pass over the data short (a
+# JVM interprets it: ~0.3 s per customer round trip of the default data) and bounds the
+# drivers' memory at any scale; the prefix has every kind of field the model has.
+VERIFY_SAMPLE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The objects a group is verified on before timing, and their set checksum."""
+
+    path: Path
+    checksum: dict
+
+
+def verify_sample(directory: Path, model: str, hashes: array, out: Path) -> Sample:
+    """The dataset's first objects up to VERIFY_SAMPLE_BYTES of JSON (at least one), written
+    to `out`; the whole dataset file itself when it is no larger."""
+    source = data_path(directory, model)
+    if source.stat().st_size <= VERIFY_SAMPLE_BYTES:
+        return Sample(source, set_checksum_of(hashes))
+    lines, size = [], 0
+    with open(source, "rb") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            if lines and size + len(line) > VERIFY_SAMPLE_BYTES:
+                break
+            lines.append(line)
+            size += len(line)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(b"".join(lines))
+    return Sample(out, set_checksum_of(hashes[:len(lines)]))
+
+
 # -- checking driver answers -----------------------------------------------------------------
 
 class BadAnswer(Exception):
@@ -335,6 +371,7 @@ class Runner:
     expectations: dict[tuple, dict] = field(default_factory=dict)
     files: dict[tuple, FileState] = field(default_factory=dict)
     _floors: dict[tuple, dict] = field(default_factory=dict)
+    samples: dict[tuple, Sample] = field(default_factory=dict)
     networks: Networks = field(default_factory=Networks)
 
     @property
@@ -426,7 +463,7 @@ class Runner:
         return replace(first, samples=samples)
 
     def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict:
-        """`roundtrip` over the whole dataset at every depth the group reads, in the default
+        """`roundtrip` over the verification sample at every depth the group reads, in the default
         variant and in every other variant a cell of the group times.
 
         Returns outcomes that replace running cells: under "*" when the group must not be
@@ -437,10 +474,10 @@ class Runner:
         first = cells[0]
         method_depths = self.infos[first.language]["methods"][first.method]["depths"]
         depths = sorted({c.depth for c in cells if c.depth}) or method_depths[:1]
-        manifest = load_manifest(first.dataset_dir, first.model)
+        sample = self.verify_sample(first)
         verdict = {}
         for depth in depths:
-            outcome = self.roundtrip(driver, first, depth, "", manifest)
+            outcome = self.roundtrip(driver, first, depth, "", sample)
             if outcome is not None and outcome.status == "unsupported":
                 verdict[depth] = outcome
             elif outcome is not None:
@@ -448,31 +485,31 @@ class Runner:
         for variant in sorted({c.variant for c in cells if c.variant}):
             for depth in sorted({c.depth for c in cells if c.variant == variant and c.depth}
                                 - verdict.keys()) or method_depths[:1]:
-                outcome = self.roundtrip(driver, first, depth, variant, manifest)
+                outcome = self.roundtrip(driver, first, depth, variant, sample)
                 if outcome is not None:
                     verdict[("variant", variant)] = outcome
                     break
         return verdict
 
     def roundtrip(self, driver: DriverProcess, cell: Cell, depth: str, variant: str,
-                  manifest: Manifest) -> CellResult | None:
+                  sample: Sample) -> CellResult | None:
         """One verification round trip; None when it reproduced the dataset."""
         what = (f"verification (roundtrip at depth {depth}"
                 + (f", variant {variant}" if variant else "") + "): ")
         try:
             response = driver.request(
                 "roundtrip", model=cell.model, method=cell.method, depth=depth,
-                variant=variant, params={"input": str(data_path(cell.dataset_dir, cell.model))})
+                variant=variant, params={"input": str(sample.path)})
         except DriverFailure as exc:
             return failed(exc, what)
         outcome = from_response(response, what)
         if outcome is not None:
             return outcome
-        problem = self.roundtrip_problem(response["result"], manifest)
+        problem = self.roundtrip_problem(response["result"], sample.checksum)
         return CellResult("invalid", "checksum_mismatch", what + problem) if problem else None
 
     @staticmethod
-    def roundtrip_problem(result: dict, manifest: Manifest) -> str | None:
+    def roundtrip_problem(result: dict, expected: dict) -> str | None:
         try:
             got = checksum_of(result)
         except BadAnswer as exc:
@@ -480,7 +517,7 @@ class Runner:
         if result.get("mismatches") != 0:
             return (f"{result.get('mismatches')} objects differ after the round trip, first at "
                     f"line {result.get('first_mismatch')}")
-        return mismatch("round trip", got, manifest.set_checksum)
+        return mismatch("round trip", got, expected)
 
     # -- one cell ------------------------------------------------------------------------------
 
@@ -620,6 +657,14 @@ class Runner:
         if key not in self.hashes:
             self.hashes[key] = dataset_hashes(cell.dataset_dir, cell.model)
         return self.hashes[key]
+
+    def verify_sample(self, cell: Cell) -> Sample:
+        key = (cell.dataset_dir, cell.model)
+        if key not in self.samples:
+            out = self.run_dir / "verify" / f"{cell.dataset}-{cell.model}.jsonl"
+            self.samples[key] = verify_sample(cell.dataset_dir, cell.model,
+                                              self.dataset_hashes(cell), out)
+        return self.samples[key]
 
     def floor_checksum(self, base: Path, chosen) -> dict:
         """The raw floor's expected checksum of a selection of a file, computed once per file

@@ -17,6 +17,7 @@ from pathlib import Path
 from ..checksum import MASK, hex64, object_hash
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
+from ..paths import file_key
 from .cell import NetCell, NodeSpec
 
 ID = "net_aggregate"
@@ -71,13 +72,12 @@ class Aggregate:
         output = work / "output"
         output.mkdir(exist_ok=True)
         density = cell.settings.get("density")
-        vectors = split_inputs(data_path(cell.dataset_dir, cell.model), names(count), inputs,
-                               float(density) if density else None)
-        total = tree_sum(vectors, 0, count)
+        source = data_path(cell.dataset_dir, cell.model)
+        vectors = split_inputs(source, names(count), inputs, float(density) if density else None)
+        expected = expected_sum(vectors, (file_key(source), count, density))
         params = {"nodes": count, "inputs": inputs, "output": output, "language": cell.language,
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
-                  "expected": {"count": 1, "sum": hex64(object_hash("sparse", total))},
-                  "entries": len(total["entries"]), "density": mean_density(vectors)}
+                  **expected}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
                        cell.repetitions, cell.timeout_s)
 
@@ -143,6 +143,20 @@ def _mix(position: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
     return z ^ (z >> 31)
+
+
+_EXPECTED: dict[tuple, dict] = {}
+
+
+def expected_sum(vectors: list[dict], key: tuple) -> dict:
+    """The root's expected checksum, the sum's entry count and the nodes' mean density;
+    computed once per dataset file, tree and density (every method's cell expects the
+    same)."""
+    if key not in _EXPECTED:
+        total = tree_sum(vectors, 0, len(vectors))
+        _EXPECTED[key] = {"expected": {"count": 1, "sum": hex64(object_hash("sparse", total))},
+                          "entries": len(total["entries"]), "density": mean_density(vectors)}
+    return {**_EXPECTED[key], "expected": dict(_EXPECTED[key]["expected"])}
 
 
 def mean_density(vectors: list[dict]) -> float:

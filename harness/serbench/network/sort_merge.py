@@ -6,6 +6,7 @@ objects itself (the model's total order) for the count, set and sequence checksu
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ..checksum import hex64, object_hash, sequence_checksum, set_checksum
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..order import sort_key
+from ..paths import file_key
 from .aggregate import names, tree_nodes
 from .cell import NetCell, NodeSpec
 
@@ -76,8 +78,14 @@ class SortMerge:
 
 
 def sorted_expectation(jsonl: Path, model: str, total: int) -> dict:
-    """Count, set checksum and sequence checksum of the first `total` objects, sorted."""
-    with open(jsonl, "rb") as lines:
+    """Count, set checksum and sequence checksum of the first `total` objects, sorted (the
+    same for every method's cell: computed once per file)."""
+    return dict(_sorted_expectation(file_key(jsonl), model, total))
+
+
+@lru_cache(maxsize=16)
+def _sorted_expectation(source: tuple, model: str, total: int) -> dict:
+    with open(source[0], "rb") as lines:
         objects = [json.loads(line) for line in islice(lines, total)]
     key = sort_key(model)
     ordered = sorted(objects, key=key)
