@@ -3,6 +3,8 @@ a script error. The page reports its own errors into #render-errors (window.oner
 rejections and blocked loads); a negative test proves that hook, and Chromium's console log on
 stderr, catch an injected failure.
 """
+import html
+import json
 import re
 import shutil
 import struct
@@ -97,3 +99,35 @@ def test_screenshot_is_not_blank(page, tmp_path):
     assert png_size(shot) == (1400, 3000)
     # an empty page of this size compresses to about 20 KB; text, tables and plots do not
     assert shot.stat().st_size > 100_000
+
+
+# what the page measures of itself after drawing: the summary's place on the first screen
+FIRST_SCREEN_PROBE = """<script>addEventListener("load", () => {
+  const summary = document.getElementById("summary");
+  const bottom = el => el.getBoundingClientRect().bottom;
+  const rows = [...summary.querySelectorAll("table tbody tr")];
+  document.body.dataset.firstScreen = JSON.stringify({
+    viewport: innerHeight, heading: bottom(summary.querySelector("h2")),
+    counts: bottom(summary.querySelector("dl.facts")), rows: rows.map(bottom),
+    contents: document.querySelector("nav.toc").getBoundingClientRect().top});
+});</script></body>"""
+
+
+def test_the_summary_answers_on_a_laptops_first_screen(page, tmp_path):
+    """At 1366 x 768 (the commonest laptop screen), before any scrolling: the summary's heading,
+    its counts and the first rows of the fastest-per-language table; the contents after it."""
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text("utf-8").replace("</body>", FIRST_SCREEN_PROBE), "utf-8")
+    dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
+    found = re.search(r'data-first-screen="([^"]*)"', dom)
+    assert found, "the probe did not run"
+    screen = json.loads(html.unescape(found.group(1)))
+    assert screen["viewport"] > 600  # the window size took effect (minus any browser chrome)
+    assert screen["heading"] < screen["counts"] <= screen["viewport"]
+    visible = [b for b in screen["rows"] if b <= screen["viewport"]]
+    assert len(visible) >= 3, screen
+    assert screen["contents"] > screen["rows"][0]
+    shot = tmp_path / "first-screen.png"
+    run_chromium(page, tmp_path / "profile", "--hide-scrollbars", "--window-size=1366,768",
+                 f"--screenshot={shot}")
+    assert png_size(shot) == (1366, 768)
