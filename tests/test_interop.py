@@ -1,17 +1,22 @@
 """The cross-language matrix through the real drivers: every file a driver writes in a shared
-format is read by every other driver to the manifest's checksum, at every depth.
+format is read by every other driver to the manifest's checksum, at every depth; at the
+default page size and at pages smaller than most objects (objects spanning several pages,
+objects moved to the next page), where the formats PROTOCOL.md fixes byte for byte must also
+be the same bytes from every writer.
 
 The data are the golden vectors (absent optionals, empty lists, non-ASCII strings, extreme
 numbers, recursive tweets), every model. Every driver must be built (`serbench build`).
 """
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import pytest
 
 from fake_driver import make_dataset
 from serbench.driver import BUILD_PATHS, LANGUAGES
+from serbench.paged import extents
 from serbench.runner import driver_infos
 from serbench.verify import FAILED, OK, verify
 
@@ -26,6 +31,11 @@ REQUIRED = {
     "java": {"handcoded", "json", "json_gzip", "bson", "msgpack", "protobuf", "flatbuffers"},
 }
 SHARED = sorted(set().union(*REQUIRED.values()))
+# PROTOCOL.md 7 and 8: written byte for byte alike in every language (json_gzip: its text)
+SAME_BYTES = ("handcoded", "json", "bson", "msgpack")
+# the golden objects are up to ~6 KB: at 512 B most span pages or move to the next one
+SMALL_PAGE = 512
+GZIP_HEADER = bytes.fromhex("1f8b08000000000000ff")  # no flags, MTIME 0, XFL 0, OS 255
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +46,27 @@ def checks(tmp_path_factory) -> list:
     data = make_dataset(tmp_path_factory.mktemp("golden"), models=MODELS, copies=2)
     paths = {language: BUILD_PATHS[language] for language in LANGUAGES}
     return verify(paths, driver_infos(paths), data, timeout_s=120, methods=tuple(SHARED))
+
+
+@pytest.fixture(scope="module")
+def small_pages(tmp_path_factory) -> tuple[list, Path]:
+    """The shared formats' matrix at SMALL_PAGE, every producer's files kept."""
+    root = tmp_path_factory.mktemp("small-pages")
+    data = make_dataset(root / "data", models=MODELS, copies=2)
+    paths = {language: BUILD_PATHS[language] for language in LANGUAGES}
+    checks = verify(paths, driver_infos(paths), data, timeout_s=120, methods=tuple(SHARED),
+                    page_size=SMALL_PAGE, files=root / "files")
+    return checks, root / "files"
+
+
+def objects(base: Path) -> list[bytes]:
+    page_size, entries = extents(Path(f"{base}.index"))
+    data = Path(f"{base}.pages").read_bytes()
+    return [data[page * page_size + offset:][:length] for page, offset, length in entries]
+
+
+def offering(method: str) -> list[str]:
+    return [language for language, methods in REQUIRED.items() if method in methods]
 
 
 def test_every_driver_offers_its_shared_formats_for_every_model():
@@ -56,10 +87,13 @@ def test_nothing_in_the_matrix_fails(checks):
 
 @pytest.mark.parametrize("method", SHARED)
 def test_every_producer_is_read_by_every_consumer(checks, method):
-    offering = [language for language, methods in REQUIRED.items() if method in methods]
+    assert_every_producer_read_by_every_consumer(checks, method)
+
+
+def assert_every_producer_read_by_every_consumer(checks, method):
     for model in MODELS:
-        for producer in offering:
-            for consumer in offering:
+        for producer in offering(method):
+            for consumer in offering(method):
                 read = [c for c in checks if c.step == "scan" and c.method == method
                         and c.model == model and c.producer == producer
                         and c.language == consumer]
@@ -78,3 +112,44 @@ def test_every_driver_s_raw_floor_agrees_with_the_harness_on_every_file(checks):
             (producer, model) for producer in LANGUAGES for model in MODELS}
         assert all(c.status == OK for c in mine), [
             (c.producer, c.method, c.model, c.message) for c in mine if c.status != OK]
+
+
+def test_the_matrix_holds_with_objects_spanning_and_skipping_pages(small_pages):
+    checks, files = small_pages
+    failures = [c for c in checks if c.status == FAILED]
+    assert not failures, [(c.producer, c.language, c.method, c.model, c.step, c.message)
+                          for c in failures]
+    for method in SHARED:
+        assert_every_producer_read_by_every_consumer(checks, method)
+    layouts = [extents(index) for index in (files / "rust" / "json").glob("*.index")]
+    assert {page_size for page_size, _ in layouts} == {SMALL_PAGE}
+    entries = [entry for _, listed in layouts for entry in listed]
+    assert any(length > SMALL_PAGE for _, _, length in entries), "no object spans pages"
+    moved = [b for _, listed in layouts for a, b in zip(listed, listed[1:])
+             if a[1] + a[2] < SMALL_PAGE and b[:2] == (a[0] + 1, 0)]
+    assert moved, "no object was moved to the next page"
+
+
+@pytest.mark.parametrize("method", SAME_BYTES)
+def test_fixed_formats_are_the_same_bytes_from_every_writer(small_pages, method):
+    _, files = small_pages
+    for model in MODELS:
+        first, *others = offering(method)
+        reference = files / first / method / model
+        for language in others:
+            base = files / language / method / model
+            assert Path(f"{base}.pages").read_bytes() == Path(f"{reference}.pages").read_bytes(), (
+                f"{method} {model}: {language}'s pages differ from {first}'s")
+            assert extents(Path(f"{base}.index")) == extents(Path(f"{reference}.index"))
+
+
+def test_json_gzip_stores_the_json_text_in_one_member_with_the_fixed_header(small_pages):
+    _, files = small_pages
+    for language in offering("json_gzip"):
+        for model in MODELS:
+            texts = objects(files / language / "json" / model)
+            members = objects(files / language / "json_gzip" / model)
+            assert len(members) == len(texts)
+            for member, text in zip(members, texts):
+                assert member[:10] == GZIP_HEADER, (language, model, member[:10].hex())
+                assert gzip.decompress(member) == text, (language, model)

@@ -151,7 +151,9 @@ def _interrupt(signum, frame) -> None:
 @click.option("--model", "models", multiple=True, help="only this model (repeatable)")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True,
               help="seconds per driver request")
-def verify_command(data_dir, languages, methods, models, timeout_s) -> None:
+@click.option("--page-size", type=click.IntRange(min=64), default=262144, show_default=True,
+              help="page size of the files exchanged (small: objects span pages)")
+def verify_command(data_dir, languages, methods, models, timeout_s, page_size) -> None:
     """Round trips of every method and the cross-language matrix (producer x consumer)."""
     from .runner import driver_infos
     from .verify import FAILED, verify
@@ -164,7 +166,7 @@ def verify_command(data_dir, languages, methods, models, timeout_s) -> None:
     with console.status("verifying") as status:
         checks = verify(paths, infos, data_dir or data_root() / "default", timeout_s=timeout_s,
                         languages=languages, methods=methods, models=models,
-                        on_check=lambda c: status.update(
+                        page_size=page_size, on_check=lambda c: status.update(
                             f"{c.language} {c.method or 'load'} {c.model} {c.step} {c.depth}"))
     _verify_tables(checks, sorted(infos))
     failures = [c for c in checks if c.status == FAILED]

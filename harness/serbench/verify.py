@@ -11,6 +11,7 @@ must equal the dataset manifest's, the floor's the harness's own reading of the 
 from __future__ import annotations
 
 import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -61,7 +62,10 @@ class Drivers:
 def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
            timeout_s: float = 600.0, languages: tuple[str, ...] = (),
            methods: tuple[str, ...] = (), models: tuple[str, ...] = (),
+           page_size: int = PAGE_SIZE, files: Path | None = None,
            on_check: Callable[[Check], None] = lambda check: None) -> list[Check]:
+    """Every check; the encoded files go to `files`/<language>/<method>/<model> when given
+    (kept, e.g. to compare producers' bytes), else to a temporary directory."""
     manifests = _manifests(data_dir, models)
     checks: list[Check] = []
 
@@ -71,7 +75,7 @@ def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
 
     drivers = Drivers(paths, timeout_s)
     try:
-        with tempfile.TemporaryDirectory(prefix="serbench-verify-") as tmp:
+        with _work_dir(files) as tmp:
             for language in sorted(infos):
                 if languages and language not in languages:
                     continue
@@ -85,11 +89,19 @@ def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
                     for model, manifest in manifests.items():
                         if model in spec["models"]:
                             for check in _method_checks(drivers, infos, language, method, model,
-                                                        data_dir, manifest, Path(tmp)):
+                                                        data_dir, manifest, Path(tmp),
+                                                        page_size):
                                 add(check)
     finally:
         drivers.close()
     return checks
+
+
+def _work_dir(files: Path | None):
+    if files is None:
+        return tempfile.TemporaryDirectory(prefix="serbench-verify-")
+    files.mkdir(parents=True, exist_ok=True)
+    return nullcontext(str(files))
 
 
 def _manifests(data_dir: Path, models: tuple[str, ...]) -> dict[str, Manifest]:
@@ -153,7 +165,8 @@ def _load(drivers: Drivers, language: str, model: str, data_dir: Path,
 
 
 def _method_checks(drivers: Drivers, infos: dict[str, dict], language: str, method: str,
-                   model: str, data_dir: Path, manifest: Manifest, tmp: Path) -> list[Check]:
+                   model: str, data_dir: Path, manifest: Manifest, tmp: Path,
+                   page_size: int) -> list[Check]:
     source = str(data_path(data_dir, model))
     spec = infos[language]["methods"][method]
     expected = manifest.set_checksum
@@ -173,7 +186,7 @@ def _method_checks(drivers: Drivers, infos: dict[str, dict], language: str, meth
     status, message, _ = _ask(drivers, language, "encode", None, model=model, method=method,
                               depth="", variant="",
                               params={"input": source, "output": str(base),
-                                      "page_size": PAGE_SIZE})
+                                      "page_size": page_size})
     checks.append(Check(language, model, method, "encode", "", language, status, message))
     if status == OK:
         checks += _scans(drivers, infos, language, method, model, manifest, base)
