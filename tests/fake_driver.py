@@ -55,7 +55,8 @@ INFO = {
                  "models": list(MODELS),
                  "files": ["tests/fake_driver.py"],
                  "jars": [{"name": "fake-1.0.jar", "bytes": 40960}]},
-        "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": []},
+        "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": [],
+                **({"floors": ["write"]} if os.environ.get("FAKE_DRIVER_FLOORS") else {})},
     },
     "eviction": ["fadvise_dontneed"],
 }
@@ -113,7 +114,8 @@ def read_index(base: str, model: str, method: str) -> tuple[dict, list[tuple[int
     if file_model != model or (method != "raw" and file_method != method):
         raise Failed("wrong_file", f"{base}.index holds {file_model}/{file_method}")
     entries = [ENTRY.unpack_from(raw, 128 + 16 * i) for i in range(fields[3])]
-    return {"page_size": fields[2], "writer": fields[9].rstrip(b"\0").decode()}, entries
+    return {"page_size": fields[2], "writer": fields[9].rstrip(b"\0").decode(),
+            "method": file_method}, entries
 
 
 def object_bytes(f, header: dict, entry: tuple[int, int, int], clock: "Clock") -> bytes:
@@ -214,6 +216,22 @@ def sort_dedup(params: dict, model: str, method: str, clock: "Clock") -> dict:
             "input_objects": len(objects), "t1": t1}
 
 
+def write_floor(params: dict, model: str):
+    """The file `input` written again from its objects' bytes (loaded first), as it was laid
+    out: the fake's writer lays them out alike. `bad_copy`: one byte of the copy differs."""
+    header, entries = read_index(params["input"], model, "raw")
+    with open(params["input"] + ".pages", "rb") as f:
+        datas = [object_bytes(f, header, e, Clock()) for e in entries]
+    checksum = fold(raw_hash(d) for d in datas)
+    if MODE == "bad_copy":
+        datas[-1] = datas[-1][:-1] + bytes([datas[-1][-1] ^ 1])
+
+    def job(clock):
+        return write_paged(datas, params["output"], model, header["method"],
+                           params["page_size"], clock)
+    return job, checksum
+
+
 def micro(params: dict, model: str) -> dict:
     objects = load_jsonl(params["input"])[: params["n"]]
     encode_ns = decode_ns = 0
@@ -241,7 +259,9 @@ def op_run(req: dict) -> dict:
         ((i, False) for i in range(params["repetitions"])))
     if task in ("sort_dedup", "memory") and req["depth"] != "materialize":
         raise Failed("bad_request", f"{task} reads at depth materialize")
-    if task == "write":
+    if task == "write" and method == "raw":
+        job, checksum = write_floor(params, model)
+    elif task == "write":
         objects = load_jsonl(params["input"])
         job = lambda clock: write_paged(encode_all(objects), params["output"], model, method,
                                         params["page_size"], clock)

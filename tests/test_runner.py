@@ -22,6 +22,7 @@ from serbench.cli import cli
 from serbench.datasets.manifest import DatasetError, data_path
 from serbench.driver import LANGUAGES, env_var, find_drivers
 from serbench.plan import RAW, parse_plan
+from serbench.report import render_run
 from serbench.results import Results, ResultsError
 from serbench.runner import (Listener, RunError, dataset_hashes, driver_infos, ids_file,
                              read_ids, read_seq_start, run_plan, verify_sample)
@@ -233,6 +234,37 @@ def test_groups_are_verified_on_the_sample_and_timed_on_the_whole_dataset(home, 
     assert {c["expected_count"] for c in writes} == {
         len(data_path(home / "data" / "default", m).read_bytes().splitlines())
         for m in ("trade", "part")}
+
+
+WRITE_PLAN = PLAN.replace('["write", "read_seq", "read_rand"]', '["write"]')
+
+
+def test_the_write_floor_writes_each_methods_file_again_beside_its_write(home, monkeypatch):
+    log = use(monkeypatch, home, floors="write")
+    run_id, _, cells, samples = run(home, WRITE_PLAN)
+    floors = [c for c in cells if c["method"] == RAW]
+    assert {(c["task"], c["model"], c["variant"], c["status"]) for c in floors} == {
+        ("write", "trade", "fakejson", "ok"), ("write", "part", "fakejson", "ok")}
+    writes = {c["model"]: c for c in cells if c["method"] == "fakejson"}
+    for floor in floors:
+        assert floor["expected_count"] == writes[floor["model"]]["expected_count"]
+        assert floor["got_sum"] == floor["expected_sum"] != writes[floor["model"]]["got_sum"]
+        assert len([s for s in samples if s["cell_id"] == floor["cell_id"]]) == 3  # 1 + 2
+    ops = [(r[1], r[3]) for r in requests(log) if r[4] == "trade"]
+    assert ops.index(("run", "raw")) > ops.index(("run", "fakejson"))  # after the write
+    _, markdown = render_run(home / "results.duckdb", run_id, home / "report")
+    text = markdown.read_text()
+    assert "the fastest write floor" in text and "what encoding adds" in text
+
+
+def test_a_write_floor_whose_file_differs_from_the_methods_is_invalid(home, monkeypatch):
+    use(monkeypatch, home, floors="write", mode="bad_copy")
+    _, _, cells, _ = run(home, WRITE_PLAN)
+    floors = [c for c in cells if c["method"] == RAW]
+    assert floors and {(c["status"], c["error_kind"]) for c in floors} == {
+        ("invalid", "checksum_mismatch")}
+    assert all("differs from" in c["message"] for c in floors)
+    assert {c["status"] for c in cells if c["method"] != RAW} == {"ok"}
 
 
 def test_driver_unsupported_answers_are_unsupported(home, monkeypatch):

@@ -544,10 +544,16 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                         ex.add(cell(task, method, depth, variant, n, setting, threads,
                                     depth_why or None), group)
         if p.raw and not why:
-            for task in (t for t in group.tasks if t in READ_TASKS):
+            for task in (t for t in group.tasks if t in READ_TASKS or t in _write_floor(info)):
                 raw_why = _method_unsupported(info, RAW, model) or _task_unsupported(info, task)
                 for n, setting, threads in _task_points(task, model, p, ns, count):
                     ex.add(cell(task, RAW, "", method, n, setting, threads, raw_why), group)
+
+
+def _write_floor(info: dict) -> tuple[str, ...]:
+    """("write",) when the driver's raw method also measures the write floor (info
+    `methods.raw.floors`); its other floors are the reads'."""
+    return ("write",) if "write" in info["methods"].get(RAW, {}).get("floors", ()) else ()
 
 
 def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, method: str,

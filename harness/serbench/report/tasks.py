@@ -96,6 +96,21 @@ def _io_meaning(task: str) -> str:
     return "time inside read/write/fsync calls"
 
 
+def _floor_meaning(task: str) -> str:
+    if task == "write":
+        return ("the fastest write floor: a method's own file written again from its objects' "
+                "bytes, loaded before timing (the same pages, index and fsyncs, no encoding)")
+    return "the fastest raw read of any method's file"
+
+
+def _own_floor_meaning(task: str) -> str:
+    if task == "write":
+        return ("the median over the write floor of the method's own file, i.e. what encoding "
+                "adds to writing its bytes.")
+    return ("the median over the raw read of the file the same method wrote, i.e. what "
+            "decoding and visiting add to reading the bytes.")
+
+
 def ranking_tables(tm: TaskModel) -> list:
     return [ranking_table(tm, r) for r in tm.rankings()]
 
@@ -112,7 +127,7 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     rows = [_rank_row(r, unit, with_floor, with_jit, _overlaps_above(ranking, r))
             for r in ranking.rows]
     caption = ("Median total time as a multiple of the fastest implementation at the same depth "
-               "(1.00x). Floor: per language, the fastest raw read of any method's file. "
+               f"(1.00x). Floor: per language, {_floor_meaning(tm.task)}. "
                "≈ before a rank: its min–max range overlaps the row above's, so this run does "
                "not rank the two apart. unsteady: its measured repetitions were not at steady "
                "state (the JIT still compiling, or the times drifting one way), the reason "
@@ -120,8 +135,7 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
                "trusts its bytes: the read uses the file's bytes without checking them (an "
                "unvalidated in-place access; its validating variant is ranked beside it).")
     if with_floor:
-        caption += (" × own file's raw: the median over the raw read of the file the same "
-                    "method wrote, i.e. what decoding and visiting add to reading the bytes.")
+        caption += f" × own file's raw: {_own_floor_meaning(tm.task)}"
     if any(r.floor_paired for r in ranking.rows):
         caption += (" Paired: the read ran in rounds, each followed in the same process by "
                     "the raw read of its file (floor_rounds); the figure is the median over "

@@ -1,12 +1,24 @@
 """`write`: the dataset encoded into the method's paged file, timed; the file is then read back
-with `scan` and must hold the dataset, and becomes the file the method's reads use."""
+with `scan` and must hold the dataset, and becomes the file the method's reads use.
+
+The write floor (`raw`, variant = the method): the method's own file written again by the
+driver from its objects' bytes, loaded before timing: the same pages, index and fsyncs
+without the encoding. Its checksum (the objects' bytes) comes from the harness's reading of
+the method's file, and the copy must equal that file byte for byte."""
 from __future__ import annotations
 
+import filecmp
+from pathlib import Path
+
 from ..datasets.manifest import data_path, load_manifest
+from ..paged import PagedError, extents
+from ..plan import RAW
 from ..results import CellResult
 
 
 def run(runner, driver, cell) -> CellResult:
+    if cell.method == RAW:
+        return floor(runner, driver, cell)
     manifest = load_manifest(cell.dataset_dir, cell.model)
     base = runner.file_base(cell, cell.method, cell.variant)
     base.parent.mkdir(parents=True, exist_ok=True)
@@ -37,6 +49,43 @@ def scan_written(runner, driver, cell, base, manifest, result: CellResult) -> Ce
     problem.params, problem.expected, problem.got = result.params, result.expected, result.got
     problem.counters = result.counters
     return problem
+
+
+def floor(runner, driver, cell) -> CellResult:
+    source = runner.file_for(driver, cell)
+    if source.problem is not None:
+        return source.problem
+    base = runner.file_base(cell, RAW, cell.variant)
+    base.parent.mkdir(parents=True, exist_ok=True)
+    params = {"input": str(source.base), "output": str(base), "page_size": cell.page_size,
+              **runner.common_params(cell)}
+    try:
+        expected = runner.floor_checksum(source.base, range(len(extents(
+            Path(f"{source.base}.index"))[1])))
+    except PagedError as exc:
+        return CellResult("failed", "no_input", f"the file to copy: {exc}", params=params)
+    try:
+        result = runner.timed(driver, cell, params, expected)
+        problem = copy_problem(source.base, base) if result.status == "ok" else None
+    finally:
+        for suffix in (".pages", ".index"):
+            Path(f"{base}{suffix}").unlink(missing_ok=True)
+    if problem:
+        return CellResult("invalid", "checksum_mismatch", f"write floor: {problem}",
+                          expected=result.expected, got=result.got, params=params)
+    return result
+
+
+def copy_problem(source: Path, copy: Path) -> str | None:
+    """How the floor's file differs from the method's, if it does: the data byte for byte,
+    the index's entries and layout (its writer may differ)."""
+    if not filecmp.cmp(f"{source}.pages", f"{copy}.pages", shallow=False):
+        return f"{copy}.pages differs from {source}.pages"
+    try:
+        same = extents(Path(f"{source}.index")) == extents(Path(f"{copy}.index"))
+    except PagedError as exc:
+        return str(exc)
+    return None if same else f"{copy}.index places the objects elsewhere than {source}.index"
 
 
 TASKS = {"write": run}
