@@ -1,4 +1,4 @@
-"""The models' total order (models.md), the Python reference for `sort_dedup` expectations.
+"""The models' total order (docs/models.md), the Python reference for `sort_dedup` expectations.
 
 A model root compares its key fields first, then every field in canonical order; strings by
 UTF-8 bytes, lists lexicographically (a prefix first), absent before present, f64 by IEEE total

@@ -474,7 +474,7 @@ def compare_stmts(g: Gen, a: str, b: str, t, fname: str, ind: str) -> list[str]:
 
 def order_source() -> str:
     L = [HEADER, f"package {PACKAGE};", "", "import java.util.Comparator;", "",
-         "/**", " * The models' total order (models.md): key fields first, then every field in",
+         "/**", " * The models' total order (docs/models.md): key fields first, then every field in",
          " * canonical order; strings by UTF-8 bytes, lists lexicographically, absent before",
          " * present, f64 by IEEE total order, false before true, enums by ordinal.", " */",
          "public final class TotalOrder {", "    private TotalOrder() {}", "",

@@ -1,7 +1,7 @@
 """Real TPC-H data as nested canonical JSON Lines (models `part`, `lineitem`, `customer`).
 
 `tpchgen-cli` writes the flat tables as Parquet into a scratch directory inside the output
-directory; DuckDB joins them into the nested objects of models.md and writes the JSON Lines
+directory; DuckDB joins them into the nested objects of docs/models.md and writes the JSON Lines
 itself, so no row passes through Python. Every scalar field reads the column of the same name
 with the table's prefix (p_, s_, l_, o_, c_), cast to the field's type; the struct descriptors
 in models.py give the names and the canonical order.

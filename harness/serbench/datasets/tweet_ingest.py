@@ -1,7 +1,7 @@
 """Real Twitter API v1.1 statuses to canonical tweets (model `tweet`), one JSON object a line.
 
 Input: one status per line, or one JSON document that is a search response (a `statuses`
-array) or a plain array of statuses. Each status becomes the canonical Tweet of models.md,
+array) or a plain array of statuses. Each status becomes the canonical Tweet of docs/models.md,
 recursively (retweeted_status, quoted_status): only the model's keys, in canonical order;
 unknown keys are ignored; an optional key that is null or missing is left out; f64 values are
 written as floats. Every object is then validated by the reference checksum.

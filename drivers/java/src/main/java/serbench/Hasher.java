@@ -3,7 +3,7 @@ package serbench;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The logical checksum's word fold (../shared/spec/checksum.md): FNV-style, seed
+ * The logical checksum's word fold (docs/checksum.md): FNV-style, seed
  * 0xcbf29ce484222325, per word h = (h ^ w) * 0x100000001b3, wrapping.
  */
 public final class Hasher {

@@ -6,7 +6,7 @@ package serbench.model;
 import java.util.Comparator;
 
 /**
- * The models' total order (models.md): key fields first, then every field in
+ * The models' total order (docs/models.md): key fields first, then every field in
  * canonical order; strings by UTF-8 bytes, lists lexicographically, absent before
  * present, f64 by IEEE total order, false before true, enums by ordinal.
  */
