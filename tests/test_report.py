@@ -544,8 +544,8 @@ def test_published_figures_beside_measured(rendered):
     assert spread[1] == "up to 100x" and spread[3].startswith("up to ")
     assert rows["org: JSON / Protocol Buffers data size"][3] == "—"  # no org cells
     for fig in FIGURES:
-        assert fig.source in ("the reference study", "micro blog", "comparison blog",
-                              "first blog")
+        assert fig.source in ("the reference study", "the later study", "micro blog",
+                              "comparison blog", "first blog")
 
 
 def test_provenance_header(rendered):

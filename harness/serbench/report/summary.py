@@ -2,8 +2,9 @@
 
 Per task and model, each language's fastest and slowest implementation at equal depth and
 setting, its best as a multiple of the overall best, and the spread; sizes per model; what
-was not measured or carries a label, counted; the published findings in one line each. All
-computed from the same series and outcomes the sections below show.
+was not measured or carries a label, counted; the published findings it measured in one line
+each, the rest counted. All computed from the same series and outcomes the sections below
+show.
 """
 from __future__ import annotations
 
@@ -126,10 +127,19 @@ def sizes_table(sizes: dict[str, list[SizeEntry]]) -> Table:
 
 
 def published_lines(measured: Measured) -> Facts:
-    items = []
+    """One line per published figure this run measured: its verdict where it has one (it
+    names both sides), else both figures; the rest counted, as the section lists them."""
+    items, unmeasured = [], 0
     for fig, outcome in published_outcomes(measured):
-        if outcome is not None:
+        if outcome is None:
+            unmeasured += 1
+        elif outcome.verdict:
+            items.append((fig.subject, outcome.verdict))
+        else:
             items.append((fig.subject, f"published {fig.figure}; this run {outcome.measured}"))
-    if not items:
-        items.append(("published figures", "this run has none of the cells they need"))
-    return Facts(items, links={})
+    if unmeasured:
+        label = "other published figures" if items else "published figures"
+        items.append((label, f"{unmeasured} listed with the cells they need, which this run "
+                             "does not have"))
+    return Facts(items, links={"other published figures": "published",
+                               "published figures": "published"})
