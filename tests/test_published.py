@@ -98,8 +98,11 @@ def test_time_pair_same_direction_reversed_and_missing(read_seq):
     missing = time_pair(Pick("java", ("handcoded",)), Pick("cpp", ("inplace",)))
     assert missing(figure(2), Measured({}, tasks)) is None
     assert time_pair(Pick("java"), Pick("cpp"))(figure(2), Measured({}, {})) is None
-    assert missing_reason(figure(2)) == ("not measured in this run: this run has no measured "
-                                         "read_seq cells of trade")
+    assert missing_reason(figure(2), Measured({}, {})) == (
+        "not measured in this run: this run has no measured read_seq cells of trade")
+    # the fixture's java_builtin read of trade ran unsteady: said, not called missing
+    assert missing_reason(figure(2), Measured({}, tasks)).endswith(
+        "at steady state (read_seq cells of trade that ran unsteady are left out of verdicts)")
 
 
 def test_an_unsteady_cell_is_never_one_side_of_a_verdict(read_seq):

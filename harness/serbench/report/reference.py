@@ -616,13 +616,24 @@ COMPARISONS: dict[str, Comparison] = {
 }
 
 
-def missing_reason(fig: PublishedFigure) -> str:
+def missing_reason(fig: PublishedFigure, measured: Measured) -> str:
     """Why a figure has no measured outcome: the cells it needs; the network findings, which
-    the default plan leaves out, are not yet measurable rather than unmeasured."""
+    the default plan leaves out, are not yet measurable rather than unmeasured. Cells that
+    exist but ran unsteady are said to be left out, not to be missing."""
     what = fig.needs or f"{fig.task or 'sizes or write'} cells of {fig.model}"
     network = (fig.task or "").startswith("net_")
-    return f"{'not yet measurable' if network else 'not measured in this run'}: this run has " \
-           f"no measured {what}"
+    reason = f"{'not yet measurable' if network else 'not measured in this run'}: this run " \
+             f"has no measured {what}"
+    if _unsteady_cells(measured, fig):
+        reason += f" at steady state ({fig.task} cells of {fig.model} that ran unsteady are " \
+                  "left out of verdicts)"
+    return reason
+
+
+def _unsteady_cells(measured: Measured, fig: PublishedFigure) -> bool:
+    tm = measured.task_model(fig.task, fig.model) if fig.task and fig.model else None
+    return tm is not None and any(c.steady is False for s in tm.series
+                                  for c in s.cells.values())
 
 
 def published_outcomes(measured: Measured) -> list[tuple[PublishedFigure, Outcome | None]]:
@@ -635,7 +646,7 @@ def published_section(measured: Measured) -> Section:
     for fig, outcome in published_outcomes(measured):
         rows.append(Row([fig.subject, fig.figure, fig.source,
                          outcome.measured if outcome else "—",
-                         outcome.note if outcome else missing_reason(fig),
+                         outcome.note if outcome else missing_reason(fig, measured),
                          outcome.verdict if outcome else "—"],
                         kind="" if outcome else "not run"))
     table = Table("Published and measured", ["figure", "published", "source",
