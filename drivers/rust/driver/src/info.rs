@@ -14,8 +14,12 @@ pub fn info() -> Value {
         .iter()
         .map(|m| {
             let depths: Vec<&str> = m.depths.iter().map(|d| d.id()).collect();
-            let spec = json!({"depths": depths, "variants": m.variants, "models": models,
-                              "files": m.files, "settings": (m.settings)()});
+            let mut spec = json!({"depths": depths, "variants": m.variants, "models": models,
+                                  "files": m.files, "settings": (m.settings)()});
+            if !m.writes {
+                // the raw floor is also the write floor (tasks/write.rs): PROTOCOL.md 3
+                spec["floors"] = json!(["write"]);
+            }
             (m.id.to_string(), spec)
         })
         .collect();

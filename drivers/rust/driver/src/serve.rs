@@ -62,6 +62,7 @@ fn handle(line: &[u8]) -> (Value, Result<Value, Failure>, bool) {
 #[cfg(test)]
 mod tests {
     use std::fs;
+    use std::path::Path;
 
     use serde_json::{json, Value};
 
@@ -375,6 +376,46 @@ mod tests {
         }
         assert_eq!(error_kind(&responses[6]), "out_of_range");
         assert_eq!(error_kind(&responses[7]), "wrong_file");
+    }
+
+    #[test]
+    fn the_write_floor_writes_another_methods_file_again_byte_for_byte() {
+        let scratch = Scratch::new();
+        let (source, floor) = (scratch.join("rkyv"), scratch.join("floor"));
+        let reps = json!({"cold": false, "warmups": 0, "repetitions": 2});
+        let run = |id: u64, input: &Path, output: &Path| {
+            let mut params = reps.clone();
+            params["input"] = json!(input);
+            params["output"] = json!(output);
+            params["page_size"] = json!(128);
+            json!({"id": id, "op": "run", "task": "write", "model": "tweet", "method": "raw",
+                   "depth": "", "variant": "", "params": params})
+        };
+        let r = exchange(&[
+            // rkyv aligns its objects: the floor must keep the padding between them
+            json!({"id": 1, "op": "encode", "model": "tweet", "method": "rkyv", "depth": "",
+                   "variant": "", "params": {"input": golden("tweet"), "output": source,
+                                             "page_size": 128}}),
+            run(2, &source, &floor),
+            json!({"id": 3, "op": "run", "task": "read_seq", "model": "tweet", "method": "raw",
+                   "depth": "", "variant": "", "params": {"input": source, "start": 0, "n": 4,
+                                                         "cold": false, "warmups": 0,
+                                                         "repetitions": 1}}),
+            run(4, &scratch.join("missing"), &scratch.join("out")),
+        ]);
+        let result = &r[1]["result"];
+        assert_eq!(result["samples"].as_array().unwrap().len(), 2);
+        for suffix in [".pages", ".index"] {
+            let path = |base: &Path| format!("{}{suffix}", base.display());
+            assert_eq!(
+                fs::read(path(&floor)).unwrap(),
+                fs::read(path(&source)).unwrap()
+            );
+        }
+        // the objects' bytes, folded as the raw read folds them
+        assert_eq!(result["checksum"]["count"], 4);
+        assert_eq!(result["checksum"], r[2]["result"]["checksum"]);
+        assert_eq!(error_kind(&r[3]), "not_found");
     }
 
     #[test]

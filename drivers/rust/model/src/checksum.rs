@@ -1,4 +1,4 @@
-//! The logical checksum of `checksum.md`: a value becomes a stream of u64 words, folded
+//! The logical checksum of `docs/checksum.md`: a value becomes a stream of u64 words, folded
 //! FNV-1a style. [`Hasher`] is the word-level API (usable without native objects, e.g. by
 //! zero-copy accessors); [`Checksum`] folds a native value in canonical field order.
 

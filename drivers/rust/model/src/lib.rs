@@ -1,4 +1,4 @@
-//! serbench's data models in Rust: the structs of `models.md` with canonical JSON through
+//! serbench's data models in Rust: the structs of `docs/models.md` with canonical JSON through
 //! serde, the logical checksum, the total order, and strict JSON Lines loading.
 //!
 //! Every struct derives, from one field list in canonical order, `Serialize`/`Deserialize`

@@ -188,6 +188,53 @@ mod tests {
     }
 
     #[test]
+    fn placing_a_files_objects_at_its_places_copies_it_byte_for_byte() {
+        let scratch = Scratch::new();
+        let (source, copy) = (scratch.join("source"), scratch.join("copy"));
+        let timer = IoTimer::default();
+        let mut writer = PageWriter::create(&source, P, &timer).unwrap();
+        for (n, len) in [12usize, 12, 30, 8, 88, 12, 60].into_iter().enumerate() {
+            writer
+                .push(8, |out| out.resize(out.len() + len, n as u8 + 1))
+                .unwrap();
+        }
+        writer.finish("arrays", "handcoded", "rust").unwrap();
+        let mut page = PageBuffer::default();
+        let mut reader = PageReader::open(&source, expect("arrays"), &timer, &mut page).unwrap();
+        let mut placer = PageWriter::create(&copy, P, &timer).unwrap();
+        for n in 0..reader.count() {
+            let at = reader.entry(n);
+            placer.place(at, reader.object(n).unwrap()).unwrap();
+        }
+        placer.finish("arrays", "handcoded", "rust").unwrap();
+        for path in [data_path, index_path] {
+            assert_eq!(
+                fs::read(path(&copy)).unwrap(),
+                fs::read(path(&source)).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_place_inside_the_object_before_is_refused() {
+        let scratch = Scratch::new();
+        let timer = IoTimer::default();
+        let mut placer = PageWriter::create(&scratch.join("f"), P, &timer).unwrap();
+        let at = |offset, length| Entry {
+            page: 0,
+            offset,
+            length,
+        };
+        placer.place(at(0, 12), &[1; 12]).unwrap();
+        let failure = placer.place(at(8, 4), &[2; 4]).unwrap_err();
+        assert!(
+            failure.message.contains("does not follow"),
+            "{}",
+            failure.message
+        );
+    }
+
+    #[test]
     fn raw_folds_each_objects_bytes_and_reads_any_method() {
         let scratch = Scratch::new();
         let base = scratch.join("f");

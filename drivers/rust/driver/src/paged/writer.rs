@@ -83,16 +83,40 @@ impl<'t> PageWriter<'t> {
         if start > 0 && start + length as usize > self.page_size as usize {
             self.flush_before(start)?;
         }
-        let entry = Entry {
+        self.record(Entry {
             page: self.page_no,
             offset: (self.page.len() - length as usize) as u32,
             length,
-        };
+        });
+        Ok(())
+    }
+
+    /// Appends `bytes` at the place `at` gives (the layout of a file being copied, as the
+    /// write floor does): `at` must follow the object before it, on this page or a later one.
+    pub fn place(&mut self, at: Entry, bytes: &[u8]) -> Result<(), Failure> {
+        if at.page != self.page_no {
+            self.flush_before(self.page.len())?;
+        }
+        let offset = at.offset as usize;
+        if at.page != self.page_no || offset < self.page.len() || at.length as usize != bytes.len()
+        {
+            return Err(Failure::corrupt(format!(
+                "object {}: its place (page {}, offset {}, {} bytes) does not follow the object \
+                 before it",
+                self.counters.objects, at.page, at.offset, at.length
+            )));
+        }
+        self.page.resize(offset, 0);
+        self.page.extend_from_slice(bytes);
+        self.record(at);
+        Ok(())
+    }
+
+    fn record(&mut self, entry: Entry) {
         self.hash.add(entry);
         self.entries.extend_from_slice(&entry.to_bytes());
         self.counters.objects += 1;
-        self.counters.object_bytes += length as u64;
-        Ok(())
+        self.counters.object_bytes += entry.length as u64;
     }
 
     /// Writes the first `end` bytes of the buffer padded to whole pages and keeps the rest

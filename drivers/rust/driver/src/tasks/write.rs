@@ -1,15 +1,16 @@
 //! `write`: objects already in memory (loading the JSON Lines is untimed) → encode each →
-//! pack into pages → write data and index → fsync both.
+//! pack into pages → write data and index → fsync both. With `raw`, the write floor: the
+//! same without the encoding (PROTOCOL.md 5).
 
 use std::path::Path;
 
-use serbench_model::{object_hash, ModelType, SetChecksum};
+use serbench_model::{object_hash, Hasher, ModelType, SetChecksum};
 use serde_json::{json, Value};
 
-use super::{checksum_json, load_objects, Repetitions, Task, TaskRequest, WRITER};
+use super::{checksum_json, expect, load_objects, Repetitions, Task, TaskRequest, WRITER};
 use crate::methods::Codec;
-use crate::paged::{PageWriter, WriteCounters};
-use crate::protocol::Failure;
+use crate::paged::{Entry, PageBuffer, PageReader, PageWriter, WriteCounters};
+use crate::protocol::{Depth, Failure};
 use crate::timing::IoTimer;
 
 /// PROTOCOL.md 4.1: the page size when a request names none.
@@ -24,6 +25,9 @@ impl Task for Write {
         codec: &mut C,
         request: &TaskRequest<'_>,
     ) -> Result<Value, Failure> {
+        if !C::WRITES {
+            return floor::<M, C>(codec, request);
+        }
         let params = request.params;
         let reps = Repetitions::from_params(params)?;
         let output = params.path("output")?;
@@ -34,14 +38,91 @@ impl Task for Write {
         let (samples, counters) = reps.run(None, |timer| {
             write_file(codec, &objects, output, page_size, timer)
         })?;
-        let avg = counters.object_bytes as f64 / counters.objects.max(1) as f64;
-        Ok(json!({
-            "samples": samples,
-            "counters": {"objects": counters.objects, "bytes": counters.bytes,
-                         "pages": counters.pages, "avg_object_bytes": avg},
-            "checksum": checksum_json(checksum),
-            "eviction": "none",
-        }))
+        Ok(result(samples, counters, checksum))
+    }
+}
+
+fn result(samples: Vec<Value>, counters: WriteCounters, checksum: SetChecksum) -> Value {
+    let avg = counters.object_bytes as f64 / counters.objects.max(1) as f64;
+    json!({
+        "samples": samples,
+        "counters": {"objects": counters.objects, "bytes": counters.bytes,
+                     "pages": counters.pages, "avg_object_bytes": avg},
+        "checksum": checksum_json(checksum),
+        "eviction": "none",
+    })
+}
+
+/// The write floor: the objects of another method's file (`input`, read before timing)
+/// placed again exactly as that file has them, written and fsynced: a write without the
+/// encoding. The checksum folds each object's bytes, as the raw read does.
+fn floor<M: ModelType, C: Codec<M>>(
+    codec: &mut C,
+    request: &TaskRequest<'_>,
+) -> Result<Value, Failure> {
+    let params = request.params;
+    let reps = Repetitions::from_params(params)?;
+    let output = params.path("output")?;
+    let page_size = params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE);
+    let stored = Stored::load::<M, C>(params.path("input")?, page_size)?;
+    let mut checksum = SetChecksum::default();
+    for object in stored.objects() {
+        let mut h = Hasher::new();
+        codec
+            .fold(object, Depth::None, &mut h)
+            .map_err(|e| Failure::corrupt(e.to_string()))?;
+        checksum.add(h.finish());
+    }
+    let (samples, counters) = reps.run(None, |timer| stored.write(output, page_size, timer))?;
+    Ok(result(samples, counters, checksum))
+}
+
+/// A paged file's objects in memory, with their places.
+struct Stored {
+    model: String,
+    method: String,
+    entries: Vec<Entry>,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Stored {
+    fn load<M: ModelType, C: Codec<M>>(base: &Path, page_size: u32) -> Result<Self, Failure> {
+        let timer = IoTimer::default();
+        let mut page = PageBuffer::default();
+        let mut reader =
+            PageReader::open(base, expect::<M, C>(Some(page_size)), &timer, &mut page)?;
+        let mut stored = Stored {
+            model: reader.header().model.clone(),
+            method: reader.header().method.clone(),
+            entries: Vec::new(),
+            bytes: Vec::new(),
+            ends: Vec::new(),
+        };
+        for n in 0..reader.count() {
+            stored.entries.push(reader.entry(n));
+            stored.bytes.extend_from_slice(reader.object(n)?);
+            stored.ends.push(stored.bytes.len());
+        }
+        Ok(stored)
+    }
+
+    fn objects(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.bytes[a..b])
+    }
+
+    fn write(
+        &self,
+        base: &Path,
+        page_size: u32,
+        timer: &IoTimer,
+    ) -> Result<WriteCounters, Failure> {
+        let mut writer = PageWriter::create(base, page_size, timer)?;
+        for (&at, object) in self.entries.iter().zip(self.objects()) {
+            writer.place(at, object)?;
+        }
+        writer.finish(&self.model, &self.method, WRITER)
     }
 }
 
