@@ -60,6 +60,9 @@ public final class Info {
                 spec.set("jars", jars);
             }
             spec.set("settings", Json.MAPPER.valueToTree(m.settings()));
+            if (!m.writes()) {
+                spec.putArray("floors").add("write"); // raw is also the write floor (Write)
+            }
         }
         o.putArray("eviction").add(Evict.EVICTION);
         o.put("eviction_tool", Evict.TOOL);

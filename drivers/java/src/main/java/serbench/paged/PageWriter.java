@@ -66,7 +66,30 @@ public final class PageWriter implements AutoCloseable {
         if (start > 0 && (long) start + length > pageSize) {
             flushBefore(start);
         }
-        long offset = page.length - length;
+        record(page.length - length, length);
+    }
+
+    /**
+     * Appends `length` bytes of `src` at `offset` of page `at` (the layout of a file being
+     * copied, as the write floor does): the place must follow the object before it, on this
+     * page or a later one.
+     */
+    public void place(long at, int offset, byte[] src, int from, int length) throws Failure {
+        if (at != pageNo) {
+            flushBefore(page.length);
+        }
+        if (at != pageNo || offset < page.length) {
+            throw Failure.corrupt("object " + objects + ": its place (page " + at + ", offset "
+                + offset + ", " + length + " bytes) does not follow the object before it");
+        }
+        page.reserve(offset + length - page.length);
+        java.util.Arrays.fill(page.array, page.length, offset, (byte) 0);
+        System.arraycopy(src, from, page.array, offset, length);
+        page.length = offset + length;
+        record(offset, length);
+    }
+
+    private void record(long offset, int length) {
         entries.reserve(Index.ENTRY_BYTES);
         int at = entries.length;
         entries.length += Index.ENTRY_BYTES;
