@@ -19,7 +19,7 @@ from serbench import driver as driver_module
 from serbench.cli import cli
 from serbench.datasets.manifest import data_path
 from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
-from serbench.plan import parse_plan
+from serbench.plan import RAW, parse_plan
 from serbench.results import Results
 from serbench.runner import Listener, run_plan
 
@@ -126,7 +126,12 @@ def test_a_file_damaged_between_write_and_read_fails_its_reads(home):
     by_task = {}
     for cell in cells:
         by_task.setdefault(cell["task"], []).append(cell)
-    assert [c["status"] for c in by_task["write"]] == ["ok"]
+    writes = [c for c in by_task["write"] if c["method"] != RAW]
+    assert [c["status"] for c in writes] == ["ok"]
+    # the write floor copies the method's file: a damaged one is no input, named as such
+    for floor in (c for c in by_task["write"] if c["method"] == RAW):
+        assert (floor["status"], floor["error_kind"]) == ("failed", "no_input"), floor
+        assert "the file to copy" in floor["message"]
     reads = by_task["read_seq"] + by_task["read_rand"]
     assert len(reads) == 2 * 2 + 2  # two depths and the raw floor, two tasks
     for cell in reads:
