@@ -11,7 +11,7 @@ from serbench.report.blocks import Plot, Table
 from serbench.report.data import load_run
 from serbench.report.render import build_sections
 from serbench.results import CellResult, Results
-from serbench.sizes import lines_of_code, loc_counters
+from serbench.sizes import loc_counters
 
 RUN = "run-tasks"
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"}, "drivers": {},
@@ -273,4 +273,4 @@ def test_lines_of_code_skip_generated_files_and_keep_the_names(tmp_path):
                                       "drivers/x/methods/shared.rs"],
                         "generated_files": ["drivers/x/generated/codec.rs",
                                             "drivers/x/methods/Convert.java"]}
-    assert lines_of_code(list(files), tmp_path) == 5
+    assert loc_counters(list(files), tmp_path)["loc"] == 5

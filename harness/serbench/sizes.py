@@ -83,12 +83,6 @@ def loc_counters(files: list[str], repo: Path = REPO) -> dict:
             "generated_files": [name for name in texts if name not in counted]}
 
 
-def lines_of_code(files: list[str], repo: Path = REPO) -> int:
-    """Non-blank lines of the method's own files, named relative to the repository; generated
-    files are not counted."""
-    return loc_counters(files, repo)["loc"]
-
-
 def library_bytes(jars: list) -> int:
     """The summed size of the library files a driver lists for a method
     (`info.methods.<id>.jars`: `[{"name", "bytes"}]`, Java's jars)."""
