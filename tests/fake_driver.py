@@ -7,7 +7,8 @@ only ever come from real drivers, so nothing outside tests/ may use it.
 Misbehaviour is chosen through the environment:
   FAKE_DRIVER_LANGUAGE  the language it claims (default rust)
   FAKE_DRIVER_MODE      normal | crash | hang | garbage | wrong_id | no_status | error |
-                        unsupported | bad_checksum | bad_samples | bare_samples | noisy
+                        unsupported | bad_checksum | bad_samples | bare_samples | noisy |
+                        bad_residency
   FAKE_DRIVER_ON        which requests trigger the mode: comma-separated key=value pairs matched
                         against the request and its params, e.g. "op=run,task=read_seq"
                         (default: every request except info and shutdown)
@@ -16,11 +17,14 @@ Misbehaviour is chosen through the environment:
   FAKE_DRIVER_LOG       a file to which every request is appended as "pid op task method model
                         variant" (variant - for the default)
   FAKE_DRIVER_VARIANTS  comma-separated variants its method offers (read like the default)
+  FAKE_DRIVER_METHODS   comma-separated names under which it offers the same method too
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
+import mmap
 import os
 import struct
 import sys
@@ -49,12 +53,14 @@ INFO = {
     "models": list(MODELS),
     "tasks": ["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"],
     "methods": {
-        METHOD: {"depths": ["materialize", "access"],
-                 "variants": [v for v in os.environ.get("FAKE_DRIVER_VARIANTS", "").split(",")
-                              if v],
-                 "models": list(MODELS),
-                 "files": ["tests/fake_driver.py"],
-                 "jars": [{"name": "fake-1.0.jar", "bytes": 40960}]},
+        **{name: {"depths": ["materialize", "access"],
+                  "variants": [v for v in os.environ.get("FAKE_DRIVER_VARIANTS", "").split(",")
+                               if v],
+                  "models": list(MODELS),
+                  "files": ["tests/fake_driver.py"],
+                  "jars": [{"name": "fake-1.0.jar", "bytes": 40960}]}
+           for name in (METHOD, *(m for m in os.environ.get("FAKE_DRIVER_METHODS", "")
+                                  .split(",") if m))},
         "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": [],
                 **({"floors": ["write"]} if os.environ.get("FAKE_DRIVER_FLOORS") else {})},
     },
@@ -140,14 +146,41 @@ def fold(hashes) -> dict:
     return {"count": count, "sum": hex64(total)}
 
 
-def read_objects(base: str, model: str, method: str, ids, clock: "Clock", cold: bool) -> dict:
+def cached_fraction(path: str) -> float:
+    """The share of the file's pages in the page cache (mincore over a private mapping, which
+    shares the cached pages until written)."""
+    size = os.path.getsize(path)
+    if size == 0:
+        return 0.0
+    pages = -(-size // mmap.PAGESIZE)
+    vec = (ctypes.c_ubyte * pages)()
+    with open(path, "rb") as f:
+        mapped = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_COPY)
+        start = (ctypes.c_char * size).from_buffer(mapped)
+        rc = ctypes.CDLL(None, use_errno=True).mincore(
+            ctypes.c_void_p(ctypes.addressof(start)), ctypes.c_size_t(size), vec)
+        del start
+        mapped.close()
+    if rc != 0:
+        raise Failed("internal", f"mincore({path}): {os.strerror(ctypes.get_errno())}")
+    return sum(v & 1 for v in vec) / pages
+
+
+def evict(base: str) -> float:
+    """Drops the data and index files from the page cache; the share still cached."""
+    paths = (base + ".pages", base + ".index")
+    for path in paths:
+        with open(path, "rb") as f:
+            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    return max(cached_fraction(path) for path in paths)
+
+
+def read_objects(base: str, model: str, method: str, ids, clock: "Clock") -> dict:
     header, entries = read_index(base, model, method)
     for i in ids:
         if i >= len(entries):
             raise Failed("out_of_range", f"object {i} requested, {base} holds {len(entries)}")
     with open(base + ".pages", "rb") as f:
-        if cold:
-            os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
         datas = [object_bytes(f, header, entries[i], clock) for i in ids]
     if method == "raw":
         return fold(raw_hash(d) for d in datas)
@@ -196,7 +229,7 @@ def read_par(params: dict, model: str, method: str, clock: "Clock") -> dict:
     for t in range(threads):
         t0 = time.perf_counter_ns()
         part = read_objects(params["input"], model, method,
-                            ids[t * n // threads:(t + 1) * n // threads], clock, params["cold"])
+                            ids[t * n // threads:(t + 1) * n // threads], clock)
         times.append(time.perf_counter_ns() - t0)
         count, total = count + part["count"], (total + int(part["sum"], 16)) & MASK
     return {"count": count, "sum": hex64(total), "thread_ns": times}
@@ -271,13 +304,12 @@ def op_run(req: dict) -> dict:
             ids = range(params["start"], params["start"] + params["n"])
         else:
             ids = array("Q", Path(params["ids"]).read_bytes())[: params["n"]]
-        job = lambda clock: read_objects(params["input"], model, method, ids, clock,
-                                         params["cold"])
+        job = lambda clock: read_objects(params["input"], model, method, ids, clock)
     elif task == "read_par":
         job = lambda clock: read_par(params, model, method, clock)
     elif task == "memory":
         job = lambda clock: read_objects(params["input"], model, method, range(params["n"]),
-                                         clock, params["cold"])
+                                         clock)
     elif task == "sort_dedup":
         job = lambda clock: sort_dedup(params, model, method, clock)
     elif task == "micro":
@@ -285,13 +317,18 @@ def op_run(req: dict) -> dict:
     else:
         raise Failed("bad_request", f"unknown task {task}")
     samples, out = [], None
+    evicts = params.get("cold") and task in ("read_seq", "read_rand", "read_par", "memory",
+                                             "sort_dedup")
     for rep, warmup in reps:
+        cached = evict(params["input"]) if evicts else None
         clock = Clock()
         t0 = time.perf_counter_ns()
         out = job(clock)
         total = time.perf_counter_ns() - t0
         sample = {"rep": rep, "warmup": warmup, "total_ns": total,
                   "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns}
+        if cached is not None:
+            sample["cached_fraction"] = cached
         sample.update(task_sample(task, out, t0, total))
         samples.append(sample)
     if task == "write":
@@ -369,7 +406,7 @@ def op_encode(req: dict) -> dict:
 def op_scan(req: dict) -> dict:
     base, model = req["params"]["input"], req["model"]
     header, entries = read_index(base, model, req["method"])
-    checksum = read_objects(base, model, req["method"], range(len(entries)), Clock(), False)
+    checksum = read_objects(base, model, req["method"], range(len(entries)), Clock())
     return {"checksum": checksum, "writer": header["writer"]}
 
 
@@ -430,6 +467,9 @@ def tamper(response: dict) -> dict:
         for sample in response["result"]["samples"]:
             for key in ("thread_ns", "phase1_ns", "phase2_ns", "encode_ns", "decode_ns"):
                 sample.pop(key, None)
+    if MODE == "bad_residency":
+        for sample in response.get("result", {}).get("samples", ()):
+            sample["cached_fraction"] = 1.5
     if MODE == "noisy":
         sys.stderr.write("x" * 200_000 + "\nnoisy tail\n")
     return response

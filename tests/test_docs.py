@@ -175,6 +175,13 @@ def test_every_error_kind_the_harness_records_is_a_protocol_or_harness_kind():
     assert not unknown
 
 
+def test_the_results_schema_names_every_kind_the_harness_records():
+    row = next(line for line in (REPO / "docs" / "results-schema.md").read_text().splitlines()
+               if line.startswith("| error_kind |"))
+    named = set(re.findall(r"`(\w+)`", row))
+    assert driver_failure_kinds() | HARNESS_CELL_KINDS <= named
+
+
 # -- (c) docs/checksum.md's worked example against checksum.py and paged.py ------------------
 
 def example() -> tuple[dict[str, str], list[list[str]]]:

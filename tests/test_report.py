@@ -106,6 +106,8 @@ class Fixture:
              got_sum=None, floor_ratio=None):
         self.cell_id += 1
         expected_sum = "00000000deadbeef"
+        if task != "write":  # cold: its eviction left nothing cached
+            counters = {"cached_after_eviction": 0.0, **(counters or {})}
         self.cells.append(
             [run, self.cell_id, language, task, model, method, depth, variant, "", "default", n, 1,
              262144, task != "write", status, error_kind, message, stderr, n, expected_sum, n,

@@ -4,8 +4,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from array import array
 from collections import defaultdict
 from pathlib import Path
@@ -140,6 +142,68 @@ def test_malformed_samples_fail_the_cell(home, monkeypatch):
     assert all(c["error_kind"] == "garbage" and "0 warm-ups and 2 repetitions" in c["message"]
                for c in failed)
     assert not {s["cell_id"] for s in samples} & {c["cell_id"] for c in failed}
+
+
+def filesystem(path: Path) -> str:
+    """The type of the filesystem holding `path` (the longest mount point above it)."""
+    mounts = [line.split()[1:3] for line in Path("/proc/mounts").read_text().splitlines()]
+    return max(((point, kind) for point, kind in mounts
+                if path.resolve().is_relative_to(point)), key=lambda m: len(m[0]))[1]
+
+
+COLD_PLAN = PLAN.replace('["trade", "part"]', '["trade"]').replace("[5, 100]", "[5]")
+
+
+def cached_after_eviction(cells: list[dict]) -> set:
+    return {json.loads(c["counters"])["cached_after_eviction"] for c in cells
+            if c["task"] != "write"}
+
+
+def test_cold_reads_of_a_disk_file_find_nothing_cached(home, monkeypatch):
+    """The writer fsyncs, so eviction drops every page; the figure is mincore's, not assumed."""
+    if filesystem(home) == "tmpfs":
+        pytest.skip("the test's directory is on tmpfs")
+    use(monkeypatch, home)
+    run_id, _, cells, _ = run(home, COLD_PLAN)
+    assert {c["status"] for c in cells} == {"ok"}
+    assert cached_after_eviction(cells) == {0.0}
+    _, markdown = render_run(home / "results.duckdb", run_id, home / "report")
+    text = markdown.read_text()
+    assert "not cold" not in text and "cold unproven" not in text
+    assert "all 6 cold cells were cold (at most 1% of their files' pages cached" in text
+
+
+def test_cold_reads_on_tmpfs_are_labelled_not_cold(tmp_path, monkeypatch):
+    """tmpfs keeps its pages whatever posix_fadvise says: every such read is labelled."""
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or filesystem(shm) != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm")
+    home = Path(tempfile.mkdtemp(dir=shm)) / "home"
+    try:
+        monkeypatch.setenv("SERBENCH_HOME", str(home))
+        monkeypatch.setattr(driver_module, "BUILD_PATHS",
+                            {l: tmp_path / "none" for l in LANGUAGES})
+        make_dataset(home / "data" / "default")
+        use(monkeypatch, home)
+        run_id, _, cells, _ = run(home, COLD_PLAN)
+        assert {c["status"] for c in cells} == {"ok"}
+        assert cached_after_eviction(cells) == {1.0}
+        _, markdown = render_run(home / "results.duckdb", run_id, home / "report")
+        text = markdown.read_text()
+        assert "rust · fakejson · materialize · not cold" in text  # series labels
+        assert "ok · not cold (100% cached after eviction)" in text  # status columns
+        assert "6 cold cells not shown to be cold" in text  # summary
+    finally:
+        shutil.rmtree(home.parent)
+
+
+def test_a_malformed_residency_figure_fails_the_cell(home, monkeypatch):
+    use(monkeypatch, home, mode="bad_residency", on="op=run,task=read_seq")
+    _, _, cells, samples = run(home, COLD_PLAN)
+    failed = by_status(cells)["failed"]
+    assert {c["task"] for c in failed} == {"read_seq"}
+    assert all(c["error_kind"] == "garbage" and "cached_fraction 1.5" in c["message"]
+               for c in failed)
 
 
 def test_crash_fails_the_cell_and_a_fresh_driver_continues(home, monkeypatch):

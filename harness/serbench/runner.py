@@ -255,6 +255,19 @@ def checked_samples(result: dict, warmups: int, repetitions: int,
     return samples
 
 
+def cached_after_eviction(samples: list[dict]) -> float | None:
+    """The largest share of a cold cell's files still in the page cache right after a
+    measured repetition's eviction (PROTOCOL.md 5: `cached_fraction`), None if no sample has
+    it. An eviction can succeed and drop nothing (tmpfs, mapped or dirty pages): this is what
+    shows whether a cold read was cold."""
+    figures = [s["cached_fraction"] for s in samples
+               if not s["warmup"] and "cached_fraction" in s]
+    for figure in figures:
+        if not (type(figure) in (int, float) and 0 <= figure <= 1):
+            raise BadAnswer(f"malformed cached_fraction {figure!r}: a share from 0 to 1")
+    return max(figures, default=None)
+
+
 def checked_jit_warmup(summary) -> dict:
     """The summed JIT-only warm-ups of a JIT driver (PROTOCOL.md section 5)."""
     keys = ("repetitions", "total_ns", "jit_ms")
@@ -551,6 +564,9 @@ class Runner:
             checked_task_fields(cell.task, counters, samples, cell.threads)
             if "jit_warmup" in result:
                 counters = {**counters, "jit_warmup": checked_jit_warmup(result["jit_warmup"])}
+            cached = cached_after_eviction(samples)
+            if cached is not None:
+                counters = {**counters, "cached_after_eviction": cached}
         except BadAnswer as exc:
             return CellResult("failed", "garbage", str(exc), params=params, expected=expected)
         problem = mismatch(cell.task, got, expected)
@@ -690,12 +706,14 @@ def driver_infos(drivers: dict[str, Path]) -> dict[str, dict]:
     return infos
 
 
-def prepare(plan: Plan, root: Path | None = None) -> tuple[dict, dict, list[Cell]]:
-    """Drivers, their info and the plan's cells; dataset problems surface here, before a run
-    row exists."""
+def prepare(plan: Plan, root: Path | None = None,
+            strict: bool = True) -> tuple[dict, dict, list[Cell]]:
+    """Drivers, their info and the plan's cells (`expand`'s strict); dataset problems surface
+    here, before a run row exists."""
     drivers = find_drivers()
     infos = driver_infos(drivers)
-    cells = expand(plan, infos, lambda d, m: load_manifest(d, m).count, root or data_root())
+    cells = expand(plan, infos, lambda d, m: load_manifest(d, m).count, root or data_root(),
+                   strict)
     return drivers, infos, cells
 
 
@@ -714,10 +732,10 @@ class Listener:
 
 def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: str | None = None,
              keep_files: bool = False, root: Path | None = None,
-             listener: Listener | None = None) -> str:
+             listener: Listener | None = None, strict: bool = True) -> str:
     """Run a plan; the run ends `complete`, `interrupted` (Ctrl-C) or `failed` (a harness
     error), and its id is returned."""
-    drivers, infos, cells = prepare(plan, root)
+    drivers, infos, cells = prepare(plan, root, strict)
     listener = listener or Listener()
     run_id = run_id or new_run_id()
     runner = Runner(plan, cells, drivers, infos, results, run_id, pin, keep_files, listener)

@@ -91,6 +91,9 @@ class Cell:
     # its method reads bytes without checking them in this variant (the default of a method
     # with a `validate` variant, PROTOCOL.md 3), so its number is labelled wherever it appears
     trusting: bool = False
+    # a cold cell not shown to be cold: its eviction left its files cached, or no figure says
+    # (cold_note); labelled wherever its number appears
+    cold_note: str = ""
 
     @property
     def settings(self) -> dict:
@@ -195,6 +198,21 @@ def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunD
 
 # tasks that encode only, or measure files: no bytes are read back, so nothing is trusted
 NOT_READING = ("write", "sizes")
+# tasks whose cold repetitions evict their input first (PROTOCOL.md 5; a write evicts nothing)
+EVICTING = ("read_seq", "read_rand", "read_par", "sort_dedup", "memory")
+# a cold repetition that found more than this share of its files still cached was not cold
+COLD_TOLERANCE = 0.01
+
+
+def cold_note(task: str, cold: bool | None, counters: dict) -> str:
+    """Cold means cold, shown: the share of its files a cold cell found still cached after
+    eviction (the largest over its repetitions, recorded by the runner) must be about none."""
+    if not (cold and task in EVICTING):
+        return ""
+    cached = counters.get("cached_after_eviction")
+    if cached is None:
+        return "cold unproven (no residency figure)"
+    return f"not cold ({cached:.0%} cached after eviction)" if cached > COLD_TOLERANCE else ""
 
 
 def trusting_variants(drivers: dict) -> set[tuple[str, str, str]]:
@@ -238,7 +256,8 @@ def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
                 _text(got_sum), _text(eviction), _json(counters), setting=_text(setting),
                 steady=steady, steady_note=_text(steady_note),
                 trusting=task not in NOT_READING
-                and (language, method, _text(variant)) in (trusted or ()))
+                and (language, method, _text(variant)) in (trusted or ()),
+                cold_note=cold_note(task, cold, _json(counters)) if status == "ok" else "")
     # samples of a cell that is not ok are never turned into numbers
     if stats is None or status != "ok":
         return cell

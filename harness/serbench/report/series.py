@@ -75,8 +75,7 @@ def build_series(cells: list[Cell]) -> list[Series]:
     varying = {name for name in OPTIONAL_LABEL_FIELDS
                if len({getattr(k, name) for k in by_key}) > 1}
     for series in by_key.values():
-        series.label = (label(series.key, varying, series.is_floor) + trusting_mark(series)
-                        + unsteady_mark(series))
+        series.label = label(series.key, varying, series.is_floor) + marks(series)
     return sorted(by_key.values(), key=Series.sort_key)
 
 
@@ -92,16 +91,28 @@ def steadiness(cell: Cell) -> str:
 
 
 def ok_status(cell: Cell) -> str:
-    """The status column of a measured cell: ok, whether it trusted its bytes, and its
-    steadiness unless shown steady."""
-    return " · ".join(filter(None, ["ok", TRUSTING if cell.trusting else "",
+    """The status column of a measured cell: ok, whether it trusted its bytes, whether its
+    cold cache was shown to be cold, and its steadiness unless shown steady."""
+    return " · ".join(filter(None, ["ok", TRUSTING if cell.trusting else "", cell.cold_note,
                                     steadiness(cell)]))
+
+
+def marks(series: Series) -> str:
+    """What a series' label adds to its name: every label its numbers carry."""
+    return trusting_mark(series) + cold_mark(series) + unsteady_mark(series)
 
 
 def trusting_mark(series: Series) -> str:
     """A read that does not check the bytes it reads (an unvalidated in-place access) is
     faster for it; its label says so wherever it appears."""
     return f" · {TRUSTING}" if any(c.trusting for c in series.cells.values()) else ""
+
+
+def cold_mark(series: Series) -> str:
+    """A cold read that left its files cached was not cold; which n: the ranking's status."""
+    notes = {c.cold_note.split(" (")[0] for c in series.cells.values()
+             if c.measured and c.cold_note}
+    return "".join(f" · {note}" for note in sorted(notes))
 
 
 def unsteady_mark(series: Series) -> str:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .blocks import Facts, Row, Section, Table
-from .data import Cell
+from .data import COLD_TOLERANCE, EVICTING, Cell
 from .reference import Measured, published_outcomes
 from .series import LANGUAGES, Series, canonical, label_without
 from .sizes import SizeEntry
@@ -48,6 +48,8 @@ def counts(cells: list[Cell]) -> Facts:
     unsteady = sum(c.steady is False for c in timed)
     unjudged = sum(c.steady is None for c in timed)
     trusting = sum(c.trusting for c in timed)
+    cold = sum(bool(c.cold) and c.task in EVICTING for c in timed)
+    not_cold = sum(bool(c.cold_note) for c in timed)
     missing = ", ".join(f"{by_status[s]:,} {s}" for s in ("invalid", "failed", "unsupported")
                         if by_status[s]) or "none"
     return Facts([
@@ -55,6 +57,10 @@ def counts(cells: list[Cell]) -> Facts:
                      f"{unsteady:,} unsteady, {unjudged:,} not judged"),
         ("labelled", f"{trusting:,} timed cells read bytes they do not check (trusts its "
                      "bytes)" if trusting else "no timed cell reads bytes it does not check"),
+        ("cold reads", f"{not_cold:,} cold cells not shown to be cold (not cold, or cold "
+                       "unproven)" if not_cold else f"all {cold:,} cold cells were cold (at most "
+                       f"{COLD_TOLERANCE:.0%} of their files' pages cached after eviction)"
+                       if cold else "no cold cells"),
         ("without numbers", missing),
     ], links={"without numbers": "not-measured", "measured": "provenance"})
 

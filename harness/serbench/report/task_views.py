@@ -9,7 +9,7 @@ from collections import defaultdict
 from .blocks import Plot, Row, Table
 from .data import Cell
 from .figures import LANGUAGE_SYMBOLS, TOP_LEGEND, _axis, _layout
-from .series import Series, ok_status, trusting_mark, unsteady_mark
+from .series import Series, marks, ok_status
 from .units import byte_size, number, unit_for
 
 DASHES = ("solid", "dot", "dash", "dashdot")
@@ -21,7 +21,7 @@ def _base_label(s: Series, drop: tuple[str, ...]) -> str:
     kept = " ".join(f"{key}={v}" for key, v in _settings(k.setting).items() if key not in drop)
     return " · ".join(filter(None, [k.language, "raw floor" if s.is_floor else k.method,
                                     "" if s.is_floor else k.depth, k.variant,
-                                    kept])) + trusting_mark(s) + unsteady_mark(s)
+                                    kept])) + marks(s)
 
 
 def _settings(setting: str) -> dict:
