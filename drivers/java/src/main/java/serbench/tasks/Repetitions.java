@@ -126,9 +126,8 @@ public final class Repetitions {
      *  must equal. */
     private <R> R one(Path base, Once<R> once, java.util.function.BiPredicate<R, R> same,
             long rep, boolean warmup, R outcome, boolean sampled) throws Exception {
-        if (cold && base != null) {
-            Evict.evict(PagedFile.data(base), PagedFile.index(base));
-        }
+        double cached = cold && base != null
+            ? Evict.evict(PagedFile.data(base), PagedFile.index(base)) : -1;
         noted.removeAll();
         timedNs = -1;
         IoTimer timer = new IoTimer();
@@ -153,6 +152,9 @@ public final class Repetitions {
                 s.put("jit_ms", jitMs);
             }
             s.setAll(noted);
+            if (cached >= 0) {
+                s.put("cached_fraction", cached);
+            }
         } else {
             quietCount++;
             quietNs += total;
