@@ -46,6 +46,8 @@ public final class Info {
         Models.ALL.forEach(m -> models.add(m.id));
         ArrayNode tasks = o.putArray("tasks");
         Registry.TASKS.keySet().forEach(tasks::add);
+        ArrayNode netTasks = o.putArray("net_tasks");
+        Registry.NET_TASKS.keySet().forEach(netTasks::add);
         ObjectNode methods = o.putObject("methods");
         for (MethodSpec m : Registry.METHODS) {
             ObjectNode spec = methods.putObject(m.id());

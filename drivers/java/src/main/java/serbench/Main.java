@@ -15,7 +15,7 @@ import serbench.model.Models;
 import serbench.tasks.Json;
 import serbench.tasks.Reads;
 
-/** `serbench-java info | serve`: the driver contract of PROTOCOL.md (and `train`, below). */
+/** `serbench-java info | serve | listen`: the driver contract of PROTOCOL.md (and `train`, below). */
 public final class Main {
     private Main() {}
 
@@ -33,14 +33,26 @@ public final class Main {
             case "train/2":
                 train(args[1]);
                 return;
+            case "listen/3":
+                if (args[1].equals("--address")) {
+                    // one node of a network cell; every failure is reported before the exit
+                    System.exit(serbench.net.Node.listen(args[2], out));
+                }
+                usage();
+                return;
             case "serve/1":
                 serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
                     out);
                 return;
             default:
-                System.err.println("usage: serbench-java info | serve | train <vectors dir>");
-                System.exit(2);
+                usage();
         }
+    }
+
+    private static void usage() {
+        System.err.println("usage: serbench-java info | serve | listen --address HOST:PORT"
+            + " | train <vectors dir>");
+        System.exit(2);
     }
 
     /**

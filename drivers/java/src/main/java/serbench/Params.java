@@ -23,6 +23,11 @@ public final class Params {
         return Failure.badRequest("params." + key + " must be " + what + ", got " + v);
     }
 
+    /** Whether the request gives `key` at all (optional params such as a root's output). */
+    public boolean has(String key) {
+        return node != null && node.has(key);
+    }
+
     public Path path(String key) throws Failure {
         JsonNode v = get(key);
         if (!v.isTextual() || v.asText().isEmpty()) {

@@ -19,6 +19,10 @@ import serbench.methods.MethodSpec;
 import serbench.methods.ProtobufMethod;
 import serbench.methods.Raw;
 import serbench.methods.Xml;
+import serbench.net.NetAggregate;
+import serbench.net.NetFetch;
+import serbench.net.NetSortMerge;
+import serbench.net.NetTask;
 import serbench.tasks.Memory;
 import serbench.tasks.Micro;
 import serbench.tasks.ReadPar;
@@ -61,6 +65,12 @@ public final class Registry {
         new Memory(),
         new Micro());
 
+    /** Every network task this driver's nodes run (`listen`), by id, in info order. */
+    public static final Map<String, NetTask> NET_TASKS = netById(
+        new NetFetch(),
+        new NetAggregate(),
+        new NetSortMerge());
+
     /** Every task id of the protocol; those this driver does not run are unsupported. */
     public static final List<String> PROTOCOL_TASKS = List.of("write", "read_seq", "read_rand",
         "read_par", "sort_dedup", "memory", "micro", "sizes");
@@ -71,6 +81,16 @@ public final class Registry {
             // two tasks under one id: one of them would never run
             if (byId.put(t.id(), t) != null) {
                 throw new IllegalStateException("two tasks with id " + t.id());
+            }
+        }
+        return Collections.unmodifiableMap(byId);
+    }
+
+    private static Map<String, NetTask> netById(NetTask... tasks) {
+        Map<String, NetTask> byId = new LinkedHashMap<>();
+        for (NetTask t : tasks) {
+            if (byId.put(t.id(), t) != null) {
+                throw new IllegalStateException("two network tasks with id " + t.id());
             }
         }
         return Collections.unmodifiableMap(byId);

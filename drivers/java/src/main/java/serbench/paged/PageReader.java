@@ -110,6 +110,28 @@ public final class PageReader implements AutoCloseable {
         pagesRead++;
     }
 
+    /**
+     * Fills `into` (position to limit) with the data file's bytes from `position` on, timed:
+     * stored pages shipped as they are (net_fetch from disk).
+     */
+    public void readAt(long position, ByteBuffer into) throws Failure {
+        long t0 = System.nanoTime();
+        try {
+            long at = position;
+            while (into.hasRemaining()) {
+                int n = data.read(into, at);
+                if (n < 0) {
+                    throw Failure.corrupt(dataPath + ": ends before byte " + at);
+                }
+                at += n;
+            }
+        } catch (IOException e) {
+            throw Failure.corrupt(dataPath + ": at byte " + position + ": " + e.getMessage());
+        } finally {
+            timer.since(t0);
+        }
+    }
+
     private void closeQuietly() {
         try {
             data.close();

@@ -1,0 +1,16 @@
+package serbench.net;
+
+import serbench.methods.Codec;
+import serbench.methods.MethodSpec;
+import serbench.model.ModelType;
+
+/**
+ * One network task: the role a node plays in it, built for the cell's method and model from
+ * the node's setup. Generic over both, written only against Codec, like the tasks of `run`.
+ */
+public interface NetTask {
+    String id();
+
+    <T> Role role(Codec<T> codec, MethodSpec method, ModelType<T> model, Setup setup)
+        throws Exception;
+}

@@ -1,0 +1,335 @@
+package serbench.net;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.FutureTask;
+import serbench.Failure;
+import serbench.IoTimer;
+import serbench.Registry;
+import serbench.methods.MethodSpec;
+import serbench.model.ModelType;
+import serbench.tasks.Json;
+import serbench.tasks.Reads;
+import serbench.tasks.Rss;
+
+/**
+ * One node of a network cell (PROTOCOL.md 10): bind, print the bound address, take the
+ * harness's control connection, then `setup` → `prepared`, `connect` → `ready`, and per
+ * repetition `go` → `report`, until `shutdown`. Any failure, whatever throwable it was, is
+ * sent to the harness and to every peer (so they stop at once instead of timing out), and the
+ * node exits non-zero.
+ */
+public final class Node {
+    /** How long a node waits for the harness to connect. */
+    static final long CONTROL_WAIT_MS = 60_000;
+    /** How long it waits for the harness's next message (a dead harness closes at once). */
+    static final long CONTROL_IDLE_MS = 3_600_000;
+
+    private final ServerSocketChannel listener;
+    private final Selector accepting;
+    private Link control;
+    private String name = "";
+    private List<String> speaks = List.of("", "", "", "");
+    private long peerTimeoutMs = CONTROL_WAIT_MS;
+    private Links links = new Links();
+
+    private Node(ServerSocketChannel listener) throws IOException {
+        this.listener = listener;
+        listener.configureBlocking(false);
+        accepting = Selector.open();
+        listener.register(accepting, SelectionKey.OP_ACCEPT);
+    }
+
+    /** `listen --address HOST:PORT`: runs one node; its exit status (0 after shutdown). */
+    public static int listen(String address, PrintStream out) {
+        Node node;
+        try {
+            ServerSocketChannel listener = ServerSocketChannel.open();
+            listener.bind(parseAddress(address));
+            node = new Node(listener);
+            InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
+            ObjectNode hello = Json.MAPPER.createObjectNode();
+            hello.put("address", format(bound));
+            hello.put("pid", ProcessHandle.current().pid());
+            out.println(Json.MAPPER.writeValueAsString(hello));
+            out.flush();
+        } catch (Exception e) {
+            System.err.println("serbench-java listen: cannot listen on " + address + ": " + e);
+            return 1;
+        }
+        try {
+            node.control = node.acceptControl();
+            node.setupAndRun();
+            return 0;
+        } catch (Throwable t) {
+            Failure f = asFailure(t);
+            System.err.println("serbench-java listen: " + f.kind + ": " + f.getMessage());
+            if (node.control != null) {
+                node.control.sendError(f);
+            }
+            for (Link link : node.links.all()) {
+                link.sendError(f);
+            }
+            return 1;
+        }
+    }
+
+    /** Any throwable as the failure to report: a caught exception is `internal`. */
+    static Failure asFailure(Throwable t) {
+        if (t instanceof Failure f) {
+            return f;
+        }
+        if (!(t instanceof Exception)) {
+            t.printStackTrace();
+        }
+        return Failure.internal(t.getClass().getSimpleName() + ": " + Reads.describe(t));
+    }
+
+    static InetSocketAddress parseAddress(String address) throws Failure {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            throw Failure.badRequest("'" + address + "' is not HOST:PORT");
+        }
+        String host = address.substring(0, colon).replace("[", "").replace("]", "");
+        try {
+            return new InetSocketAddress(host, Integer.parseInt(address.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            throw Failure.badRequest("'" + address + "' is not HOST:PORT: " + e.getMessage());
+        }
+    }
+
+    private static String format(InetSocketAddress a) {
+        String host = a.getAddress().getHostAddress();
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
+    }
+
+    private Link acceptControl() throws Failure {
+        SocketChannel channel = accept(System.nanoTime() + CONTROL_WAIT_MS * 1_000_000L,
+            "the harness");
+        Link link = new Link("harness at " + remote(channel), channel, CONTROL_IDLE_MS);
+        Hello hello = Hello.receive(link, new IoTimer());
+        if (!hello.role().equals("control")) {
+            throw Wire.peerFailure(link.peer, "dialed before the harness did");
+        }
+        return link;
+    }
+
+    private SocketChannel accept(long deadline, String whom) throws Failure {
+        try {
+            while (true) {
+                SocketChannel c = listener.accept();
+                if (c != null) {
+                    return c;
+                }
+                long left = (deadline - System.nanoTime()) / 1_000_000L;
+                if (left <= 0) {
+                    throw new Failure("network", whom + " did not connect in time");
+                }
+                accepting.select(left);
+                accepting.selectedKeys().clear();
+            }
+        } catch (IOException e) {
+            throw Failure.internal("accepting " + whom + ": " + e);
+        }
+    }
+
+    private static String remote(SocketChannel c) {
+        try {
+            return format((InetSocketAddress) c.getRemoteAddress());
+        } catch (IOException | RuntimeException e) {
+            return "an unknown address";
+        }
+    }
+
+    private void setupAndRun() throws Exception {
+        ObjectNode message = control.recvJson(FrameKind.CONTROL, new IoTimer());
+        if (!"setup".equals(message.path("op").asText())) {
+            throw Failure.badRequest("expected setup, got " + message);
+        }
+        Setup setup = Setup.parse(message);
+        name = setup.name();
+        peerTimeoutMs = setup.peerTimeoutMs();
+        speaks = setup.speaks();
+        ModelType<?> model = ModelType.byId(setup.model());
+        if (model == null) {
+            throw Failure.badRequest("unknown model '" + setup.model() + "'");
+        }
+        MethodSpec method = Registry.method(setup.method());
+        if (method == null) {
+            throw Failure.badRequest("unknown method '" + setup.method() + "'");
+        }
+        NetTask task = Registry.NET_TASKS.get(setup.task());
+        if (task == null) {
+            throw Failure.unsupported("this driver does not run task '" + setup.task() + "'");
+        }
+        if (!method.writes()) {
+            // every role encodes or serves the method's own objects; a floor has none
+            throw Failure.unsupported(method.id() + " reads other methods' files; it has no "
+                + "objects of its own to serve, sum or sort");
+        }
+        drive(roleOf(task, method, model, setup));
+    }
+
+    private static <T> Role roleOf(NetTask task, MethodSpec method, ModelType<T> model,
+            Setup setup) throws Exception {
+        return task.role(method.codec(model), method, model, setup);
+    }
+
+    /** Tells the harness the data is loaded, wires the links, answers every `go`. */
+    private void drive(Role role) throws Exception {
+        control.sendJson(FrameKind.CONTROL, op("prepared"), new IoTimer());
+        links = connect();
+        role.checkLinks(links);
+        control.sendJson(FrameKind.CONTROL, op("ready"), new IoTimer());
+        while (true) {
+            ObjectNode message = control.recvJson(FrameKind.CONTROL, new IoTimer());
+            switch (message.path("op").asText()) {
+                case "go":
+                    control.sendJson(FrameKind.CONTROL, repetition(role, message),
+                        new IoTimer());
+                    break;
+                case "shutdown":
+                    return;
+                default:
+                    throw Failure.badRequest("expected go or shutdown, got " + message);
+            }
+        }
+    }
+
+    private static ObjectNode op(String op) {
+        return Json.MAPPER.createObjectNode().put("op", op);
+    }
+
+    /** One repetition of the role, timed from `go` to the end of this node's part. */
+    private ObjectNode repetition(Role role, JsonNode go) throws Exception {
+        long sent = links.bytesSent();
+        long received = links.bytesReceived();
+        IoTimer timer = new IoTimer();
+        long start = System.nanoTime();
+        Role.Outcome outcome = role.repetition(links, timer);
+        long total = System.nanoTime() - start;
+        long io = Math.min(timer.ns(), total);
+        ObjectNode r = op("report");
+        r.put("node", name);
+        r.set("rep", go.get("rep"));
+        r.set("warmup", go.get("warmup"));
+        r.put("total_ns", total);
+        r.put("io_ns", io);
+        r.put("cpu_ns", total - io);
+        r.put("bytes_sent", links.bytesSent() - sent);
+        r.put("bytes_received", links.bytesReceived() - received);
+        r.put("objects", outcome.objects);
+        r.set("checksum", outcome.checksum == null ? null : outcome.checksum.json());
+        r.put("peak_rss_bytes", peakRss());
+        r.setAll(outcome.extra);
+        return r;
+    }
+
+    private static long peakRss() {
+        try {
+            return Rss.peak();
+        } catch (Failure f) {
+            return 0;
+        }
+    }
+
+    /**
+     * Dials the peers the harness lists (in the background: two nodes may dial each other's
+     * listeners at once), accepts as many as it says will dial, and checks every hello.
+     */
+    private Links connect() throws Exception {
+        ObjectNode message = control.recvJson(FrameKind.CONTROL, new IoTimer());
+        if (!"connect".equals(message.path("op").asText())) {
+            throw Failure.badRequest("expected connect, got " + message);
+        }
+        long accept = message.path("accept").asLong(0);
+        List<String[]> dials = new ArrayList<>();
+        for (JsonNode peer : message.path("dial")) {
+            if (!peer.path("name").isTextual() || !peer.path("address").isTextual()) {
+                throw Failure.badRequest("a malformed peer in connect: " + peer);
+            }
+            dials.add(new String[] {peer.get("name").asText(), peer.get("address").asText()});
+        }
+        Hello me = new Hello("data", name, speaks);
+        Links made = new Links();
+        links = made; // a failure from here on is sent to whoever is connected already
+        Callable<List<Link>> dialing = () -> {
+            List<Link> dialed = new ArrayList<>();
+            for (String[] d : dials) {
+                dialed.add(dial(d[0], d[1], me, peerTimeoutMs));
+            }
+            return dialed;
+        };
+        FutureTask<List<Link>> dialer = new FutureTask<>(dialing);
+        Thread t = new Thread(dialer, "dialer");
+        t.setDaemon(true);
+        t.start();
+        long deadline = System.nanoTime() + peerTimeoutMs * 1_000_000L;
+        for (long i = 0; i < accept; i++) {
+            made.accepted.add(acceptPeer(deadline, me));
+        }
+        made.accepted.sort((a, b) -> Arrays.compareUnsigned(a.peer.getBytes(
+            StandardCharsets.UTF_8), b.peer.getBytes(StandardCharsets.UTF_8)));
+        try {
+            made.dialed.addAll(dialer.get());
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw asFailure(e.getCause());
+        }
+        return made;
+    }
+
+    private Link acceptPeer(long deadline, Hello me) throws Failure {
+        SocketChannel channel = accept(deadline, "a peer the harness announced");
+        Link link = new Link(remote(channel), channel, peerTimeoutMs);
+        IoTimer timer = new IoTimer();
+        Hello hello = Hello.receive(link, timer);
+        try {
+            if (!hello.role().equals("data")) {
+                throw Wire.peerFailure(link.peer, "a '" + hello.role()
+                    + "' hello on a data connection");
+            }
+            hello.checkSpeaks(speaks, hello.from() + " (" + link.peer + ")");
+        } catch (Failure f) {
+            link.sendError(f);
+            throw f;
+        }
+        me.send(link, timer);
+        link.peer = hello.from();
+        return link;
+    }
+
+    private static Link dial(String name, String address, Hello me, long timeoutMs)
+            throws Failure {
+        InetSocketAddress target;
+        try {
+            target = parseAddress(address);
+        } catch (Failure f) {
+            throw Wire.peerFailure(name, "'" + address + "' is not an address");
+        }
+        SocketChannel channel;
+        try {
+            channel = SocketChannel.open();
+            channel.socket().connect(target, (int) Math.min(Integer.MAX_VALUE, timeoutMs));
+        } catch (IOException e) {
+            throw Wire.peerFailure(name, "cannot connect to " + address + ": " + e.getMessage());
+        }
+        Link link = new Link(name, channel, timeoutMs);
+        IoTimer timer = new IoTimer();
+        me.send(link, timer);
+        Hello answer = Hello.receive(link, timer);
+        answer.checkSpeaks(me.speaks(), name);
+        return link;
+    }
+}
