@@ -9,6 +9,7 @@ import click
 from .build import BuildError
 from .checksum import DataError
 from .cli_data import data
+from .cli_reproduce import reproduce_command
 from .cli_run import (build_command, compare_command, demo_command, export_command,
                       import_command, info_command, run, runs_command, verify_command)
 from .datasets.build import ParameterError
@@ -65,7 +66,8 @@ def vectors(out: Path | None) -> None:
 
 cli.add_command(data)
 for command in (run, verify_command, compare_command, export_command, import_command,
-                runs_command, build_command, info_command, demo_command, report_command):
+                runs_command, build_command, info_command, demo_command, report_command,
+                reproduce_command):
     cli.add_command(command)
 
 

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
-from .plan import CPU_LIST, Cell, describe, load_embedded, load_plan
+from .plan import CPU_LIST, Cell, Plan, describe, load_embedded, load_plan
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
 console = Console(stderr=True)
@@ -117,16 +117,21 @@ def _minutes(seconds: float) -> str:
 def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool) -> str:
     """Run a plan (a TOML file or an embedded plan name; default: the embedded default plan on
     the default data) and store every sample in the results database."""
+    return run_with_progress(_plan(plan), _pin(pin), run_id, keep_files)
+
+
+def run_with_progress(chosen: Plan, pin: str | None, run_id: str | None, keep_files: bool,
+                      strict: bool = True) -> str:
+    """`run_plan` with the progress bar, then the run's summary; the run's id."""
     from .runner import run_plan
 
-    chosen = _plan(plan)
     _warn_stale(find_drivers())
     signal.signal(signal.SIGTERM, _interrupt)
     bar = ProgressBar()
     with Results() as results:
         try:
-            run_id = run_plan(chosen, results, run_id=run_id, pin=_pin(pin),
-                              keep_files=keep_files, listener=bar)
+            run_id = run_plan(chosen, results, run_id=run_id, pin=pin, keep_files=keep_files,
+                              listener=bar, strict=strict)
         finally:
             bar.stop()
     summary = ", ".join(f"{bar.counts[s]} {s}" for s in CELL_STATUSES if bar.counts[s])

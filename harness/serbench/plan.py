@@ -4,6 +4,13 @@
 name = "default"                  # optional; default: the file's stem
 description = "..."               # optional
 
+[datasets]                        # optional: how to make the datasets the groups read, as
+                                  # `serbench data` arguments (without --name; a list: several
+                                  # generators into one directory); `serbench reproduce` makes
+                                  # the missing ones
+tpch-sf1 = "tpch --sf 1"
+small = ["org --n 4000", "trade --n 1000"]
+
 [params]                          # defaults for every group
 dataset = "default"               # a directory under the data root, or an absolute path
 n = [100, 1000, 10000]            # objects per read; capped at the dataset's object count
@@ -93,7 +100,10 @@ DEPTHS = ("materialize", "access", "key")
 RAW = "raw"
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 CPU_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
-EMBEDDED = ("default", "full", "figures", "network")
+EMBEDDED = ("default", "full", "figures", "network", "reproduce", "reproduce_quick")
+# the `serbench data` generators a plan's [datasets] may name
+DATA_GENERATORS = ("tpch", "tweet", "sparse", "trade", "org", "arrays")
+DATASET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
 class PlanError(ValueError):
@@ -151,6 +161,7 @@ class Plan:
     toml: str
     params: Params
     groups: tuple[Group, ...]
+    datasets: dict[str, tuple[str, ...]] = field(default_factory=dict)  # name -> data commands
 
 
 @dataclass(frozen=True)
@@ -236,7 +247,7 @@ def parse_plan(text: str, source: str, default_name: str) -> Plan:
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{source}: TOML syntax error: {exc}") from None
     check = _Checker(source)
-    check.keys(doc, "", {"name", "description", "params", "group"})
+    check.keys(doc, "", {"name", "description", "datasets", "params", "group"})
     name = check.string(doc.get("name", default_name), "name")
     if not ID_PATTERN.match(name.replace("-", "_")):
         raise check.error("name", f"must be a short id (letters, digits, _ or -), got {name!r}")
@@ -246,7 +257,8 @@ def parse_plan(text: str, source: str, default_name: str) -> Plan:
     if not isinstance(groups, list) or not groups:
         raise check.error("group", "at least one [[group]] table is required")
     parsed = tuple(check.group(g, i + 1, params) for i, g in enumerate(groups))
-    return Plan(name, description, source, text, params, parsed)
+    datasets = check.datasets(check.table(doc.get("datasets", {}), "datasets"))
+    return Plan(name, description, source, text, params, parsed, datasets)
 
 
 PARAM_TYPES = {field_.name: field_.type for field_ in Params.__dataclass_fields__.values()}
@@ -285,6 +297,26 @@ class _Checker:
         if value < minimum:
             raise self.error(key, f"must be >= {minimum}, got {value}")
         return value
+
+    def datasets(self, table: dict) -> dict[str, tuple[str, ...]]:
+        """Each dataset's `serbench data` commands, their generator checked here (their
+        options are checked by `serbench data` itself when they run)."""
+        recipes = {}
+        for name, value in table.items():
+            path = f"datasets.{name}"
+            if not DATASET_NAME.match(name) or ".." in name:
+                raise self.error(path, "a dataset name is one directory: letters, digits, "
+                                       "_ . - only")
+            commands = value if isinstance(value, list) else [value]
+            if not commands:
+                raise self.error(path, "must give at least one `serbench data` command")
+            for command in commands:
+                words = self.string(command, path).split()
+                if not words or words[0] not in DATA_GENERATORS:
+                    raise self.error(path, f"{command!r} does not start with a generator of "
+                                           f"`serbench data`: {', '.join(DATA_GENERATORS)}")
+            recipes[name] = tuple(commands)
+        return recipes
 
     def params(self, table: dict, base: Params, where: str) -> Params:
         values = {}
@@ -440,13 +472,21 @@ class _Expansion:
                 "with different parameters; give them different page_size, cold or n")
 
 
-def expand(plan: Plan, infos: dict[str, dict], count: Counter, data_root: Path) -> list[Cell]:
-    """Concrete cells in run order, numbered from 1."""
+def expand(plan: Plan, infos: dict[str, dict], count: Counter, data_root: Path,
+           strict: bool = True) -> list[Cell]:
+    """Concrete cells in run order, numbered from 1. Not strict (a plan that names what some
+    machines' drivers lack, as reproduce's names every study's method): a language without a
+    driver is left out, and what no driver offers is kept as unsupported cells."""
     ex = _Expansion(plan, infos, count, data_root)
+    languages = {group.number: (_languages(plan, group, infos) if strict else
+                                tuple(lang for lang in group.languages or sorted(infos)
+                                      if lang in infos))
+                 for group in plan.groups}
     for group in plan.groups:
-        _check_offered(plan, group, [infos[lang] for lang in _languages(plan, group, infos)])
+        if strict:
+            _check_offered(plan, group, [infos[lang] for lang in languages[group.number]])
     for group in plan.groups:
-        for language in _languages(plan, group, infos):
+        for language in languages[group.number]:
             for model in group.models or MODELS:
                 _expand_model(ex, group, language, model)
     ordered = sorted(ex.cells.values(), key=_run_order)

@@ -1,0 +1,144 @@
+"""`serbench reproduce [--quick]`: the published figures' cells, from data to report."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from .cli_run import _pin, console, run_with_progress
+from .driver import find_drivers
+from .paths import data_root, home
+from .plan import expand, load_embedded
+from .published import FIGURES
+from .reproduce import FULL, QUICK, Estimate, Recipe, dataset_sizes, estimate, figure_gaps, recipes
+
+
+@click.command("reproduce")
+@click.option("--quick", is_flag=True,
+              help="the small plan (plans/reproduce_quick.toml): every figure's cells in "
+                   "under 15 minutes on a laptop")
+@click.option("--estimate", "estimate_only", is_flag=True,
+              help="state the datasets, the figures and the estimate, then stop")
+@click.option("--pin", help="CPU list for the drivers (taskset), e.g. 1 or 0-1")
+@click.option("--run-id", help="id of the new run (default: time-based)")
+def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
+                      run_id: str | None) -> None:
+    """Run the cells every published figure needs (plans/reproduce.toml, or
+    reproduce_quick.toml with --quick), making the missing datasets first, and write the
+    report whose "Published figures beside this run" section gives each figure's verdict or
+    the reason it has none. States the expected duration and disk use before it starts."""
+    from .runner import driver_infos
+
+    plan = load_embedded(QUICK if quick else FULL)
+    pin = _check_cpus(_pin(pin))
+    drivers = find_drivers()
+    if not drivers:
+        raise click.ClickException("no driver found; run `serbench build`")
+    root = data_root()
+    made = recipes(plan)
+    sizes = dataset_sizes(made, root)
+    cells = expand(plan, driver_infos(drivers), sizes.count, root, strict=False)
+    expected = estimate(cells, sizes, made, root)
+    _state(plan.name, made, root, cells, expected)
+    _check_disk(expected)
+    if estimate_only:
+        return
+    _make_missing(made, root)
+    run_id = run_with_progress(plan, pin, run_id, keep_files=False, strict=False)
+    _write_report(run_id)
+
+
+def _check_cpus(pin: str | None) -> str | None:
+    """A CPU list naming a CPU this process may not run on would fail every driver."""
+    if pin is None:
+        return None
+    allowed = os.sched_getaffinity(0)
+    named = {cpu for part in pin.split(",") for cpu in _cpu_range(part)}
+    if not named <= allowed:
+        raise click.BadParameter(f"CPU {', '.join(map(str, sorted(named - allowed)))} is not "
+                                 f"available here (available: "
+                                 f"{', '.join(map(str, sorted(allowed)))})", param_hint="--pin")
+    return pin
+
+
+def _cpu_range(part: str) -> range:
+    first, _, last = part.partition("-")
+    return range(int(first), int(last or first) + 1)
+
+
+def _state(name: str, made: list[Recipe], root: Path, cells, expected: Estimate) -> None:
+    runnable = [c for c in cells if not c.unsupported]
+    console.print(f"[bold]serbench reproduce[/]: plan {name}, {len(runnable)} cells to run "
+                  f"({len(cells) - len(runnable)} the drivers here cannot run)")
+    missing = [(r, r.missing(root)) for r in made]
+    for recipe, models in missing:
+        state = f"to make ({', '.join(models)})" if models else "present"
+        console.print(f"  data {recipe.dataset}: {escape(recipe.command)}: {state}",
+                      highlight=False)
+    gaps = figure_gaps(cells)
+    console.print(f"figures: {len(FIGURES) - len(gaps)} of {len(FIGURES)} have their cells in "
+                  f"this plan on these drivers; the others, in the report with the reason:")
+    for key, reason in gaps.items():
+        console.print(f"  {key}: {escape(reason)}", highlight=False)
+    console.print(_estimate_text(expected), highlight=False)
+
+
+def _estimate_text(e: Estimate) -> str:
+    tasks = ", ".join(f"{task} {_duration(s)}" for task, s in
+                      sorted(e.seconds_by_task.items(), key=lambda kv: -kv[1]))
+    return (f"expected: {_duration(e.seconds)} and {_gb(e.disk_bytes)} of disk at most\n"
+            f"  time: {tasks}; driver processes {_duration(e.start_seconds)}; making data "
+            f"{_duration(e.data_seconds)}\n"
+            f"  disk: data to make {_gb(e.data_bytes)}, the largest batch's paged files "
+            f"{_gb(e.files_bytes)} (deleted after it), results {_gb(e.results_bytes)}\n"
+            "  how: every cell's objects x the dataset's JSON bytes per object (every method's "
+            "file counted at JSON size), at a per-task rate per warm-up and repetition, plus a "
+            "fixed cost per cell and per driver process; rates fitted on a 2-core VM "
+            "(harness/serbench/reproduce.py)")
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else \
+        f"{max(minutes, 1)} min"
+
+
+def _gb(size: float) -> str:
+    return f"{size / 1e9:.1f} GB" if size >= 1e8 else f"{size / 1e6:.0f} MB"
+
+
+def _check_disk(expected: Estimate) -> None:
+    free = shutil.disk_usage(_existing(home())).free
+    if expected.disk_bytes > free:
+        raise click.ClickException(f"the run needs about {_gb(expected.disk_bytes)} of disk, "
+                                   f"{_gb(free)} is free under {home()}: free some, or set "
+                                   "SERBENCH_HOME to a larger disk")
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def _make_missing(made: list[Recipe], root: Path) -> None:
+    """Each missing dataset through `serbench data`, as a user would make it."""
+    from .cli_data import data
+
+    todo = [r for r in made if r.missing(root)]
+    for i, recipe in enumerate(todo, 1):
+        console.print(f"[cyan]data {i}/{len(todo)}[/] {escape(recipe.command)}")
+        data.main(["--root", str(root), *recipe.args], standalone_mode=False)
+
+
+def _write_report(run_id: str) -> None:
+    from .report import render_run
+    from .results import db_path
+
+    html, markdown = render_run(db_path(), run_id, home() / "reports" / run_id)
+    console.print(f"report: {html}\nsummary: {markdown}\nthe published figures beside this "
+                  "run: the report's section \"Published figures beside this run\"")
+    click.echo(html)

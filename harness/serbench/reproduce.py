@@ -1,0 +1,294 @@
+"""`serbench reproduce`: the cells every published figure needs, on datasets the plan makes.
+
+Three things the command states before it runs, each computed from the plan alone:
+  - the datasets of the plan's [datasets] table that are missing (made with `serbench data`);
+  - which published figures the plan's cells cover on these drivers, and why the others
+    cannot be measured here;
+  - the expected duration and disk use (`estimate`: object counts × bytes per object, and a
+    time model per cell whose constants were fitted on the 2-core development VM).
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from .datasets.build import check_params
+from .datasets.manifest import DatasetError, load_manifest
+from .plan import LANGUAGES, NET_TASKS, RAW, Cell, Plan, PlanError, dataset_dir
+from .published import FIGURES, CellNeed, PublishedFigure
+
+QUICK, FULL = "reproduce_quick", "reproduce"
+
+# -- the datasets a plan makes ---------------------------------------------------------------
+
+# objects per TPC-H scale factor 1 (lineitem: about 4 per order, so its count is approximate
+# until made)
+TPCH_OBJECTS = {"part": 200_000, "lineitem": 6_001_215, "customer": 150_000}
+# JSON bytes per object where the dataset is not made yet (means of `serbench data default`
+# and of tpch at SF 0.01, seed 42); a made dataset's manifest gives its own
+JSON_BYTES = {"part": 270, "lineitem": 760, "customer": 32_000, "tweet": 2_400,
+              "trade": 330, "org": 2_300}
+SPARSE_ENTRY_BYTES = 24  # one "index": value pair of a sparse vector's JSON
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One `serbench data` command of a plan's [datasets] table."""
+    dataset: str               # the directory under the data root
+    args: tuple[str, ...]      # `serbench data` arguments, --name included
+    counts: dict[str, int]     # model -> objects it makes (TPC-H's lineitem: about)
+    object_bytes: dict[str, float]  # model -> JSON bytes per object, estimated
+
+    def missing(self, root: Path) -> tuple[str, ...]:
+        """The models of this command without a complete dataset (a manifest) under root."""
+        return tuple(m for m in self.counts if not _made(root / self.dataset, m))
+
+    @property
+    def command(self) -> str:
+        return "serbench data " + shlex.join(self.args)
+
+
+def _made(directory: Path, model: str) -> bool:
+    try:
+        load_manifest(directory, model)
+    except DatasetError:
+        return False
+    return True
+
+
+def recipes(plan: Plan) -> list[Recipe]:
+    """The plan's dataset commands, parsed as `serbench data` parses them."""
+    from .cli_data import data
+
+    made = []
+    for dataset, commands in plan.datasets.items():
+        for command in commands:
+            words = shlex.split(command)
+            try:
+                ctx = data.commands[words[0]].make_context(words[0], words[1:])
+            except click.ClickException as exc:
+                raise PlanError(f"{plan.source}: datasets.{dataset}: {command!r}: "
+                                f"{exc.format_message()}") from None
+            made.append(_recipe(dataset, words, ctx.params))
+    return made
+
+
+def _recipe(dataset: str, words: list[str], params: dict) -> Recipe:
+    family, replicate = words[0], params["replicate"]
+    if family == "tpch":
+        models = [m.strip() for m in params["models"].split(",") if m.strip()]
+        counts = {m: max(1, round(TPCH_OBJECTS[m] * params["sf"])) * replicate for m in models}
+        sizes = {m: JSON_BYTES[m] for m in models}
+    else:
+        clean = check_params(family, {k: params[k] for k in ("n", "k", "dimension", "density")
+                                      if k in params and params[k] is not None})
+        counts = {family: clean["n"] * replicate}
+        sizes = {family: _native_bytes(family, clean)}
+    return Recipe(dataset, (*words, "--name", dataset), counts, sizes)
+
+
+def _native_bytes(family: str, params: dict) -> float:
+    if family == "arrays":
+        return arrays_bytes(params["k"])
+    if family == "sparse":
+        return params["dimension"] * params["density"] * SPARSE_ENTRY_BYTES
+    return JSON_BYTES[family]
+
+
+def arrays_bytes(k: int) -> int:
+    """An `arrays` object's JSON: k strings "Dummy text" and k zeros."""
+    return len(json.dumps({"strings": ["Dummy text"] * k, "ints": [0] * k},
+                          separators=(",", ":")))
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Objects and JSON bytes per object of every (dataset directory, model) a plan reads:
+    a made dataset's manifest, else what its recipe will make."""
+    counts: dict[tuple[Path, str], int]
+    object_bytes: dict[tuple[Path, str], float]
+
+    def count(self, directory: Path, model: str) -> int:
+        if (directory, model) not in self.counts:
+            raise PlanError(f"{directory}: no {model} dataset, and the plan's [datasets] do not "
+                            "make it")
+        return self.counts[(directory, model)]
+
+
+def dataset_sizes(made: list[Recipe], root: Path) -> Sizes:
+    counts, object_bytes = {}, {}
+    for recipe in made:
+        directory = dataset_dir(recipe.dataset, root)
+        for model, count in recipe.counts.items():
+            key = (directory, model)
+            try:
+                manifest = load_manifest(directory, model)
+                counts[key], object_bytes[key] = manifest.count, manifest.mean_object_bytes
+            except DatasetError:
+                counts[key], object_bytes[key] = count, recipe.object_bytes[model]
+    return Sizes(counts, object_bytes)
+
+
+# -- which figures the cells cover -----------------------------------------------------------
+
+def _setting_matches(cell: Cell, setting: str) -> bool:
+    values = {**{k: str(v) for k, v in cell.settings.items()}, "threads": str(cell.threads)}
+    return all(values.get(k) == v for k, v in (item.split("=", 1) for item in setting.split()))
+
+
+def _candidates(need: CellNeed, cells: list[Cell]) -> list[Cell]:
+    """The cells of the need's task, model and setting by one of its methods."""
+    pairs = [pair.split() for pair in need.methods]
+    return [c for c in cells if c.task == need.task and c.method != RAW
+            and need.model in (None, c.model) and _setting_matches(c, need.setting)
+            and any(lang in ("*", c.language) and method in ("*", c.method)
+                    for lang, method in pairs)]
+
+
+def _points(cells: list[Cell], language: str, method: str) -> int:
+    """Distinct sizes (n, and k for the arrays sweep) measured by language · method."""
+    return len({(c.n, c.settings.get("k")) for c in cells
+                if c.language == language and method in ("*", c.method)})
+
+
+def need_met(need: CellNeed, cells: list[Cell]) -> bool:
+    """The supported cells give the need in one model and, for "*", one language."""
+    found = [c for c in _candidates(need, cells) if not c.unsupported]
+    for model in {c.model for c in found}:
+        in_model = [c for c in found if c.model == model]
+        for language in LANGUAGES:
+            met = sum(_points(in_model, language if lang == "*" else lang, method)
+                      >= need.points for lang, method in map(str.split, need.methods))
+            if met >= (need.least or len(need.methods)):
+                return True
+    return False
+
+
+def figure_gap(fig: PublishedFigure, cells: list[Cell]) -> str | None:
+    """None when the cells give every need of the figure; else why not, from the cells the
+    drivers cannot run (network figures: not yet measurable)."""
+    for need in fig.cells:
+        if need_met(need, cells):
+            continue
+        why = sorted({c.unsupported for c in _candidates(need, cells) if c.unsupported})
+        what = (f"{need.task} of {need.model or 'one model'} by {', '.join(need.methods)}"
+                + (f" at {need.setting}" if need.setting else ""))
+        prefix = "not yet measurable" if need.task in NET_TASKS else "not measurable here"
+        return (f"{prefix}: {what}: " + ("; ".join(why[:3]) + (" …" if len(why) > 3 else "")
+                                         if why else "the plan has no such cells"))
+    return None
+
+
+def figure_gaps(cells: list[Cell]) -> dict[str, str]:
+    """Each published figure the cells cannot give, with the reason."""
+    return {fig.key: gap for fig in FIGURES if (gap := figure_gap(fig, cells)) is not None}
+
+
+# -- the estimate ----------------------------------------------------------------------------
+
+# The time model, fitted on the 2-core development VM (the quick plan's measured run):
+# a fresh driver process per language × method × model, with its verification
+START_S = {"java": 1.2, "cpp": 0.15, "rust": 0.15}
+CELL_S = 0.15              # a request, its checks and its stored samples
+CODEC_BYTES_PER_S = 40e6   # JSON-sized bytes a method encodes or decodes per second (the mean
+                           # over methods: binary ones are 10x faster, Java JSON+gzip slower)
+DISK_BYTES_PER_S = 150e6   # cold reads and writes
+SORT_PASSES = 4            # decode the input, write runs, merge them, write the output
+DATA_BYTES_PER_S = 25e6    # making a dataset: generation, checksum and hashes
+RESULT_BYTES_PER_CELL = 20_000  # its samples and counters in the results database
+
+
+@dataclass(frozen=True)
+class Estimate:
+    seconds_by_task: dict[str, float]
+    start_seconds: float    # driver processes
+    data_seconds: float     # the datasets to make
+    data_bytes: int         # the datasets to make
+    files_bytes: int        # the largest batch's paged files, deleted after it
+    results_bytes: int
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.seconds_by_task.values()) + self.start_seconds + self.data_seconds
+
+    @property
+    def disk_bytes(self) -> int:
+        return self.data_bytes + self.files_bytes + self.results_bytes
+
+
+def _object_bytes(cell: Cell, sizes: Sizes) -> float:
+    k = cell.settings.get("k")
+    return arrays_bytes(k) if k is not None else sizes.object_bytes[(cell.dataset_dir,
+                                                                     cell.model)]
+
+
+def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
+    """(codec bytes, disk bytes) of one repetition."""
+    b = _object_bytes(cell, sizes)
+    nodes = 2 ** 3 - 1
+    if cell.task in ("write", "sizes"):
+        return cell.n * b, cell.n * b
+    if cell.task == "sort_dedup":
+        return SORT_PASSES * cell.n * b, SORT_PASSES * cell.n * b
+    if cell.task == "micro":
+        return 2 * cell.iterations * cell.n * b, 0
+    if cell.task == "read_rand":
+        return cell.n * b, cell.n * cell.page_size if cell.cold else 0
+    if cell.task == "net_fetch":
+        return cell.settings.get("servers", 1) * cell.n * b, 0
+    if cell.task == "net_aggregate":
+        return nodes * b, 0
+    if cell.task == "net_sort_merge":
+        return 2 * nodes * cell.n * b, 0
+    return cell.n * b, cell.n * b if cell.cold else 0  # read_seq, read_par, memory
+
+
+def cell_seconds(cell: Cell, sizes: Sizes) -> float:
+    """CELL_S, then every warm-up and repetition's work at the model's rates, the least
+    warm-up time and, for a JIT, half its longest warm-up; a cell's own processes (micro's
+    forks, a network task's nodes) at START_S each."""
+    codec, disk = _work(cell, sizes)
+    passes = (cell.warmups + cell.repetitions) * max(cell.forks, 1)
+    seconds = CELL_S + passes * (codec / CODEC_BYTES_PER_S + disk / DISK_BYTES_PER_S)
+    seconds += cell.warmup_ms / 1000 + (cell.warmup_max_ms / 2000 if cell.language == "java"
+                                        else 0)
+    processes = cell.forks + (2 ** 3 - 1 if cell.task in NET_TASKS else 0)
+    return seconds + processes * START_S[cell.language]
+
+
+def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) -> Estimate:
+    runnable = [c for c in cells if not c.unsupported]
+    by_task: dict[str, float] = defaultdict(float)
+    for cell in runnable:
+        by_task[cell.task] += cell_seconds(cell, sizes)
+    groups = {c.group_key for c in runnable}
+    data_bytes = sum(recipe.counts[m] * recipe.object_bytes[m]
+                     for recipe in made for m in recipe.missing(root))
+    return Estimate(dict(by_task), sum(START_S[g[3]] for g in groups),
+                    data_bytes / DATA_BYTES_PER_S, round(data_bytes),
+                    _largest_batch(runnable, sizes), RESULT_BYTES_PER_CELL * len(runnable))
+
+
+def _largest_batch(cells: list[Cell], sizes: Sizes) -> int:
+    """A batch (dataset × model × page size) keeps one file per language · method · variant
+    it reads or writes (counted at the dataset's JSON size), a write floor's copy, and
+    the runs of one sort at a time; the runner deletes them when the batch ends."""
+    files: dict[tuple, set] = defaultdict(set)
+    sort: dict[tuple, float] = defaultdict(float)
+    for c in cells:
+        if c.task in NET_TASKS:
+            continue
+        batch = c.group_key[:3]
+        if c.method != RAW:
+            files[batch].add((c.language, c.method, c.variant))
+        elif c.task == "write":  # the write floor: a copy of the method's file
+            files[batch].add((c.language, RAW, c.variant))
+        if c.task == "sort_dedup":
+            sort[batch] = max(sort[batch], c.n * _object_bytes(c, sizes))
+    return round(max((len(kept) * sizes.count(*batch[:2]) * sizes.object_bytes[batch[:2]]
+                      + sort[batch] for batch, kept in files.items()), default=0))

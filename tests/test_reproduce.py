@@ -1,0 +1,235 @@
+"""`serbench reproduce`: its plans give every published figure the cells it needs, the
+estimate is computed from the plan, and the quick plan runs from data to report with the
+fake driver, every figure in the report with a verdict or the reason it has none."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fake_driver import install, make_dataset
+from serbench import driver as driver_module
+from serbench import provenance
+from serbench.cli import cli
+from serbench.driver import LANGUAGES, env_var
+from serbench.models import MODELS
+from serbench.plan import NET_TASKS, PROTOCOL_TASKS, expand, load_embedded, parse_plan
+from serbench.published import FIGURES, CellNeed
+from serbench.reproduce import (CELL_S, CODEC_BYTES_PER_S, DISK_BYTES_PER_S, FULL, QUICK,
+                                START_S, dataset_sizes, estimate, figure_gaps, need_met,
+                                recipes)
+from test_report import markdown_table
+
+PLANS = (FULL, QUICK)
+
+
+def named_methods(plan) -> set[str]:
+    """Every method the plan's groups or the figures' needs name."""
+    in_plan = {m for g in plan.groups for m in g.methods or ()}
+    needed = {pair.split()[1] for fig in FIGURES for need in fig.cells for pair in need.methods}
+    return (in_plan | needed) - {"*"}
+
+
+def offering(plan, languages=LANGUAGES, net_languages=LANGUAGES) -> dict[str, dict]:
+    """Driver infos that offer every task, model and method the plan names: only the plan
+    decides which cells exist; `net_languages`: the drivers with network nodes."""
+    methods = {m: {"depths": ["materialize", "access"], "variants": [], "models": list(MODELS)}
+               for m in named_methods(plan)}
+    return {lang: {"language": lang, "models": list(MODELS), "tasks": list(PROTOCOL_TASKS),
+                   "net_tasks": list(NET_TASKS) if lang in net_languages else [],
+                   "methods": methods} for lang in languages}
+
+
+def planned_cells(name: str, root: Path, **offer):
+    plan = load_embedded(name)
+    sizes = dataset_sizes(recipes(plan), root)
+    return expand(plan, offering(plan, **offer), sizes.count, root, strict=False)
+
+
+def test_every_published_figure_names_the_cells_it_needs():
+    for fig in FIGURES:
+        assert fig.cells, f"{fig.key}: a published figure without the cells it needs"
+        for need in fig.cells:
+            assert need.task in PROTOCOL_TASKS + NET_TASKS, fig.key
+            assert need.model is None or need.model in MODELS, fig.key
+            for pair in need.methods:
+                language, method = pair.split()
+                assert language in (*LANGUAGES, "*") and method, (fig.key, pair)
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_the_reproduce_plans_give_every_figure_its_cells(name, tmp_path):
+    assert figure_gaps(planned_cells(name, tmp_path)) == {}
+
+
+@pytest.mark.parametrize("name", PLANS)
+def test_every_dataset_a_reproduce_plan_reads_is_one_it_makes(name):
+    plan = load_embedded(name)
+    made = {(r.dataset, model) for r in recipes(plan) for model in r.counts}
+    for group in plan.groups:
+        for model in group.models:
+            assert (group.params.dataset, model) in made, (group.number, model)
+
+
+def test_figures_whose_nodes_do_not_exist_yet_say_so(tmp_path):
+    # only Rust has network nodes: the figures of C++ or Java nodes are not yet measurable
+    gaps = figure_gaps(planned_cells(QUICK, tmp_path, net_languages=("rust",)))
+    assert set(gaps) == {"aggregate_handcoded_inplace", "aggregate_cpp_java_sparse",
+                         "aggregate_bytebuffer_dense"}
+    assert gaps["aggregate_handcoded_inplace"] == (
+        "not yet measurable: net_aggregate of sparse by cpp handcoded, cpp inplace: "
+        "the cpp driver's nodes do not run task net_aggregate")
+    # without a C++ driver at all, every figure that reads C++ cells says what is missing
+    gaps = figure_gaps(planned_cells(QUICK, tmp_path, languages=("rust", "java")))
+    assert gaps["read_seq_inplace"] == ("not measurable here: read_seq of one model by "
+                                        "cpp handcoded, cpp inplace: the plan has no such cells")
+
+
+def test_a_need_is_met_in_one_model_one_language_and_enough_sizes(tmp_path):
+    plan = parse_plan("""
+[datasets]
+d = "tpch --sf 0.001"
+[params]
+dataset = "d"
+[[group]]
+tasks = ["read_rand"]
+models = ["part"]
+languages = ["java"]
+n = [10, 100]
+[[group]]
+tasks = ["read_rand"]
+models = ["customer"]
+languages = ["cpp"]
+n = [10]
+""", "t.toml", "t")
+    infos = offering(plan)
+    for info in infos.values():
+        info["methods"] = {"handcoded": info["methods"]["handcoded"],
+                           "json": info["methods"]["json"]}
+    cells = expand(plan, infos, dataset_sizes(recipes(plan), tmp_path).count, tmp_path)
+    assert need_met(CellNeed("read_rand", "part", ("java handcoded",), points=2), cells)
+    assert not need_met(CellNeed("read_rand", "part", ("java handcoded",), points=3), cells)
+    # java in part, cpp in customer: never the same model
+    assert not need_met(CellNeed("read_rand", None, ("java *", "cpp *")), cells)
+    assert need_met(CellNeed("read_rand", None, ("* json", "* handcoded")), cells)
+    assert need_met(CellNeed("read_rand", "customer", ("cpp json", "java json"), least=1),
+                    cells)
+    assert not need_met(CellNeed("read_rand", "part", ("java json",), "n=5"), cells)
+
+
+ESTIMATED = """
+[datasets]
+small = "trade --n 1000"
+[params]
+dataset = "small"
+warmups = 1
+repetitions = 3
+cold = false
+raw = false
+[[group]]
+tasks = ["read_seq"]
+models = ["trade"]
+languages = ["rust"]
+methods = ["json"]
+depths = ["materialize"]
+n = [100]
+"""
+
+
+def test_the_estimate_is_computed_from_the_plan(tmp_path):
+    plan = parse_plan(ESTIMATED, "t.toml", "t")
+    made = recipes(plan)
+    assert [(r.dataset, r.counts, r.command) for r in made] == [
+        ("small", {"trade": 1000}, "serbench data trade --n 1000 --name small")]
+    sizes = dataset_sizes(made, tmp_path)
+    infos = offering(plan, languages=("rust",))
+    cells = expand(plan, infos, sizes.count, tmp_path)
+    expected = estimate(cells, sizes, made, tmp_path)
+    # one cell: 4 passes (1 warm-up, 3 repetitions) over 100 trade objects of 330 JSON bytes,
+    # warm, in one Rust process; the dataset to make is 1000 objects of 330 bytes; the batch
+    # keeps one file of the whole dataset
+    work = 4 * 100 * 330 / CODEC_BYTES_PER_S
+    assert expected.seconds_by_task == {"read_seq": pytest.approx(CELL_S + work)}
+    assert expected.start_seconds == START_S["rust"]
+    assert expected.data_bytes == 330_000
+    assert expected.files_bytes == 330_000
+    assert expected.seconds == pytest.approx(CELL_S + work + START_S["rust"]
+                                             + expected.data_seconds)
+    # cold: every pass also reads its 100 objects from the disk
+    cold = expand(parse_plan(ESTIMATED.replace("cold = false", "cold = true"), "t.toml", "t"),
+                  infos, sizes.count, tmp_path)
+    assert estimate(cold, sizes, made, tmp_path).seconds_by_task["read_seq"] == \
+        pytest.approx(CELL_S + work + 4 * 100 * 330 / DISK_BYTES_PER_S)
+    # a made dataset is not made again, and its manifest gives its size
+    make_dataset(tmp_path / "small", models=("trade",), copies=2)
+    sizes = dataset_sizes(made, tmp_path)
+    assert estimate(cells, sizes, made, tmp_path).data_bytes == 0
+    assert sizes.count(tmp_path / "small", "trade") == 2 * len(
+        (Path(__file__).parents[1] / "vectors" / "trade.jsonl").read_text().splitlines())
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    """A private SERBENCH_HOME holding the quick plan's datasets, tiny (the golden vectors),
+    and fake C++ and Java drivers offering some of the methods the figures compare (the
+    rest of the plan's cells are unsupported, as on a machine whose drivers lack them)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("SERBENCH_HOME", str(home))
+    monkeypatch.setenv("SERBENCH_DATAGEN", str(tmp_path / "no-datagen"))
+    monkeypatch.setattr(driver_module, "BUILD_PATHS", {l: tmp_path / "none" for l in LANGUAGES})
+    monkeypatch.setattr(provenance, "toolchains", lambda: {"python": "probed elsewhere"})
+    plan = load_embedded(QUICK)
+    for recipe in recipes(plan):
+        make_dataset(home / "data" / recipe.dataset, models=tuple(recipe.counts), copies=2)
+    for language in ("cpp", "java"):
+        monkeypatch.setenv(env_var(language), str(install(home / "bin", language,
+                                                          methods=FAKE_METHODS)))
+    monkeypatch.delenv(env_var("rust"), raising=False)
+    return home
+
+
+FAKE_METHODS = "handcoded,inplace,json_gzip,json,protobuf"
+
+
+def test_quick_runs_from_data_to_a_report_with_every_figure(home):
+    result = CliRunner().invoke(cli, ["reproduce", "--quick", "--run-id", "quick"])
+    assert result.exit_code == 0, result.output
+    output = result.output
+    assert "serbench reproduce: plan reproduce_quick" in output
+    assert "data rq_tpch: serbench data tpch --sf 0.005 --name rq_tpch: present" in output
+    assert "expected: " in output and "how: every cell's objects" in output
+    # the fake drivers have no network nodes: those figures are named before the run
+    assert "net_fetch_disk: not yet measurable: net_fetch of customer" in output
+    report = Path(output.strip().splitlines()[-1])
+    assert report == home / "reports" / "quick" / "report.html" and report.is_file()
+    rows = markdown_table((report.parent / "report.md").read_text("utf-8"),
+                          "Published and measured")
+    assert [r[0] for r in rows] == [fig.subject for fig in FIGURES]
+    verdicts = [r for r in rows if r[3] != "—"]
+    for row in rows:
+        assert row[3] != "—" or row[4].startswith(("not measured in this run: ",
+                                                   "not yet measurable: ")), row
+    # the fake's numbers mean nothing, but its cells are real cells: sizes and times judged
+    by_key = {fig.key: row for fig, row in zip(FIGURES, rows)}
+    assert by_key["net_fetch_disk"][4].startswith("not yet measurable: ")
+    for key in ("part_method_sizes", "read_seq_cpp_java", "sort_part_inplace", "org_read",
+                "managed_unmanaged"):
+        assert by_key[key][5] not in ("", "—"), by_key[key]
+    assert by_key["sort_customer_kryo"][4].startswith("not measured in this run: ")
+    assert len(verdicts) >= 10
+
+
+def test_impossible_options_are_refused(home):
+    result = CliRunner().invoke(cli, ["reproduce", "--quick", "--pin", "4096"])
+    assert result.exit_code == 2 and "CPU 4096 is not available here" in result.output
+    result = CliRunner().invoke(cli, ["reproduce", "--quick", "--pin", "a"])
+    assert result.exit_code == 2 and "is not a CPU list" in result.output
+
+
+def test_the_estimate_alone_runs_nothing(home):
+    result = CliRunner().invoke(cli, ["reproduce", "--estimate"])
+    assert result.exit_code == 0, result.output
+    assert "plan reproduce," in result.output and "expected: " in result.output
+    assert "data repro_tpch: serbench data tpch --sf 1" in result.output
+    assert not (home / "results.duckdb").exists()
