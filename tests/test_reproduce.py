@@ -81,9 +81,10 @@ def test_figures_whose_nodes_do_not_exist_yet_say_so(tmp_path):
         "not yet measurable: net_aggregate of sparse by cpp handcoded, cpp inplace: "
         "the cpp driver's nodes do not run task net_aggregate")
     # without a C++ driver at all, every figure that reads C++ cells says what is missing
-    gaps = figure_gaps(planned_cells(QUICK, tmp_path, languages=("rust", "java")))
+    gaps = figure_gaps(planned_cells(QUICK, tmp_path, languages=("rust", "java")),
+                       ("rust", "java"))
     assert gaps["read_seq_inplace"] == ("not measurable here: read_seq of one model by "
-                                        "cpp handcoded, cpp inplace: the plan has no such cells")
+                                        "cpp handcoded, cpp inplace: no cpp driver found")
 
 
 def test_a_need_is_met_in_one_model_one_language_and_enough_sizes(tmp_path):

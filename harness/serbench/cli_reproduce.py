@@ -42,7 +42,7 @@ def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
     sizes = dataset_sizes(made, root)
     cells = expand(plan, driver_infos(drivers), sizes.count, root, strict=False)
     expected = estimate(cells, sizes, made, root)
-    _state(plan.name, made, root, cells, expected)
+    _state(plan.name, made, root, cells, tuple(drivers), expected)
     _check_disk(expected)
     if estimate_only:
         return
@@ -69,7 +69,8 @@ def _cpu_range(part: str) -> range:
     return range(int(first), int(last or first) + 1)
 
 
-def _state(name: str, made: list[Recipe], root: Path, cells, expected: Estimate) -> None:
+def _state(name: str, made: list[Recipe], root: Path, cells, languages: tuple[str, ...],
+           expected: Estimate) -> None:
     runnable = [c for c in cells if not c.unsupported]
     console.print(f"[bold]serbench reproduce[/]: plan {name}, {len(runnable)} cells to run "
                   f"({len(cells) - len(runnable)} the drivers here cannot run)")
@@ -78,7 +79,7 @@ def _state(name: str, made: list[Recipe], root: Path, cells, expected: Estimate)
         state = f"to make ({', '.join(models)})" if models else "present"
         console.print(f"  data {recipe.dataset}: {escape(recipe.command)}: {state}",
                       highlight=False)
-    gaps = figure_gaps(cells)
+    gaps = figure_gaps(cells, languages)
     console.print(f"figures: {len(FIGURES) - len(gaps)} of {len(FIGURES)} have their cells in "
                   f"this plan on these drivers; the others, in the report with the reason:")
     for key, reason in gaps.items():
@@ -101,9 +102,12 @@ def _estimate_text(e: Estimate) -> str:
 
 
 def _duration(seconds: float) -> str:
-    minutes = round(seconds / 60)
-    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else \
-        f"{max(minutes, 1)} min"
+    """`1 h 05 min` from an hour, `4:07` (minutes:seconds) below."""
+    if seconds >= 3600:
+        minutes = round(seconds / 60)
+        return f"{minutes // 60} h {minutes % 60:02d} min"
+    total = round(seconds)
+    return f"{total // 60}:{total % 60:02d}"
 
 
 def _gb(size: float) -> str:

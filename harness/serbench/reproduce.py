@@ -169,13 +169,18 @@ def need_met(need: CellNeed, cells: list[Cell]) -> bool:
     return False
 
 
-def figure_gap(fig: PublishedFigure, cells: list[Cell]) -> str | None:
-    """None when the cells give every need of the figure; else why not, from the cells the
-    drivers cannot run (network figures: not yet measurable)."""
+def figure_gap(fig: PublishedFigure, cells: list[Cell],
+               languages: tuple[str, ...] = LANGUAGES) -> str | None:
+    """None when the cells give every need of the figure; else why not: the languages without
+    a driver (`languages`: those with one), the cells the drivers cannot run (network figures:
+    not yet measurable)."""
     for need in fig.cells:
         if need_met(need, cells):
             continue
-        why = sorted({c.unsupported for c in _candidates(need, cells) if c.unsupported})
+        absent = {f"no {lang} driver found" for lang, _ in map(str.split, need.methods)
+                  if lang != "*" and lang not in languages}
+        why = sorted(absent | {c.unsupported for c in _candidates(need, cells)
+                               if c.unsupported})
         what = (f"{need.task} of {need.model or 'one model'} by {', '.join(need.methods)}"
                 + (f" at {need.setting}" if need.setting else ""))
         prefix = "not yet measurable" if need.task in NET_TASKS else "not measurable here"
@@ -184,9 +189,10 @@ def figure_gap(fig: PublishedFigure, cells: list[Cell]) -> str | None:
     return None
 
 
-def figure_gaps(cells: list[Cell]) -> dict[str, str]:
+def figure_gaps(cells: list[Cell], languages: tuple[str, ...] = LANGUAGES) -> dict[str, str]:
     """Each published figure the cells cannot give, with the reason."""
-    return {fig.key: gap for fig in FIGURES if (gap := figure_gap(fig, cells)) is not None}
+    return {fig.key: gap for fig in FIGURES
+            if (gap := figure_gap(fig, cells, languages)) is not None}
 
 
 # -- the estimate ----------------------------------------------------------------------------
