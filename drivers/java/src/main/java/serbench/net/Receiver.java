@@ -2,7 +2,6 @@ package serbench.net;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -44,15 +43,7 @@ public final class Receiver implements AutoCloseable {
         this.indexPath = PagedFile.index(base);
         this.timer = timer;
         this.pageSize = pageSize;
-        long t0 = System.nanoTime();
-        try {
-            data = FileChannel.open(dataPath, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
-        } catch (IOException e) {
-            throw Failure.io(dataPath, e);
-        } finally {
-            timer.since(t0);
-        }
+        data = open(dataPath);
     }
 
     /** Takes one pages frame from `peer`; `fold` (null: none) hashes every object. */
@@ -83,6 +74,30 @@ public final class Receiver implements AutoCloseable {
         streamed.add(f.count(), f.pagesLength());
     }
 
+    /** Creates (or truncates) a file for writing, timed. */
+    private FileChannel open(Path path) throws Failure {
+        long t0 = System.nanoTime();
+        try {
+            return FileChannel.open(path, StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw Failure.io(path, e);
+        } finally {
+            timer.since(t0);
+        }
+    }
+
+    private void sync(FileChannel file, Path path) throws Failure {
+        long t0 = System.nanoTime();
+        try {
+            file.force(true);
+        } catch (IOException e) {
+            throw Failure.io(path, e);
+        } finally {
+            timer.since(t0);
+        }
+    }
+
     private void write(ByteBuffer b, FileChannel to, Path path) throws Failure {
         long t0 = System.nanoTime();
         try {
@@ -98,38 +113,30 @@ public final class Receiver implements AutoCloseable {
 
     /** Fsyncs the data, then writes and fsyncs the index (`writer` wrote the file). */
     public Streamed finish(String model, String method, String writer) throws Failure {
-        long t0 = System.nanoTime();
-        try {
-            data.force(true);
-        } catch (IOException e) {
-            throw Failure.io(dataPath, e);
-        } finally {
-            timer.since(t0);
-        }
+        sync(data, dataPath);
         close();
         byte[] header = Index.header(pageSize, streamed.objects, pages, bytes,
             entriesHash.finish(), model, method, writer);
-        t0 = System.nanoTime();
-        try (FileChannel index = FileChannel.open(indexPath, StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-            timer.since(t0);
-            write(ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN), index, indexPath);
+        FileChannel index = open(indexPath);
+        try {
+            write(ByteBuffer.wrap(header), index, indexPath);
             write(ByteBuffer.wrap(entries.array, 0, entries.length), index, indexPath);
-            t0 = System.nanoTime();
-            index.force(true);
-        } catch (IOException e) {
-            throw Failure.io(indexPath, e);
+            sync(index, indexPath);
         } finally {
-            timer.since(t0);
+            closeQuietly(index);
         }
         return streamed;
     }
 
     @Override
     public void close() {
+        closeQuietly(data);
+    }
+
+    private void closeQuietly(FileChannel file) {
         long t0 = System.nanoTime();
         try {
-            data.close();
+            file.close();
         } catch (IOException ignored) {
             // a failed close after the fsync loses nothing; before it, the failure is reported
         } finally {
