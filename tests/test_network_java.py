@@ -2,8 +2,8 @@
 them: every net_fetch variant checked per repetition and read back through the Java driver's
 validating scan, the 7-node sum and sort-merge against the harness's own totals, a plan whose
 Java network cells all verify ok; a peer speaking another method refused and a Java node killed
-mid-cell named. Mixed cells (a Rust client fetching from Java servers and the reverse) show the
-bytes on the wire are one paged format. Skipped when the Java jar is not built (the mixed ones
+mid-cell named. Mixed cells (a Rust client fetching from Java servers and the reverse, Rust
+leaves under a Java tree) show the bytes on the wire are one paged format. Skipped when the Java jar is not built (the mixed ones
 also need the Rust driver)."""
 from __future__ import annotations
 
@@ -202,6 +202,38 @@ def test_a_mixed_fetch_moves_one_paged_format(java, rust, parts, tmp_path, serve
     run = run_cell(Fetch(), cell, LocalPlacement(), {"java": java, "rust": rust})
     # the client's files read back through the other language's scan too
     check_fetch(run, cell, variant, {"java": java, "rust": rust}[server], server)
+
+
+class MixedTree:
+    """A tree task whose leaves run `leaves`' nodes and the rest the cell's language."""
+
+    def __init__(self, task, leaves: str):
+        self.task, self.leaves = task, leaves
+
+    def __getattr__(self, name):
+        return getattr(self.task, name)
+
+    def nodes(self, cell):
+        from dataclasses import replace
+        return [replace(n, language=self.leaves) if n.name.startswith("leaf") else n
+                for n in self.task.nodes(cell)]
+
+
+def test_a_mixed_tree_sums_and_sorts_across_languages(java, rust, parts, tmp_path):
+    """Rust leaves under Java middle nodes and root: the same sum (in the fixed order) and the
+    same sorted sequence as the harness computes."""
+    drivers = {"java": java, "rust": rust}
+    cell = tree_cell("java", tmp_path / "sum", "handcoded")
+    run = run_cell(MixedTree(Aggregate(), "rust"), cell, LocalPlacement(), drivers)
+    assert run.reports[-1]["root0"]["checksum"] == cell.params["expected"]
+    jsonl, _ = parts
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method="json",
+        depth="materialize", language="java", page_size=PAGE, n=20, net_page_bytes=2048,
+        warmups=0, repetitions=1, timeout_s=60)
+    cell = SortMerge().net_cell(plan_cell, encoded(java, jsonl, "json"), None, tmp_path / "w")
+    run = run_cell(MixedTree(SortMerge(), "rust"), cell, LocalPlacement(), drivers)
+    assert run.reports[-1]["root0"]["sequence"] == cell.params["expected"]["sum"]
 
 
 NET_PLAN = """
