@@ -301,6 +301,32 @@ class NodeTest {
     }
 
     @Test
+    void aSilentPeerIsDeadAfterThePeerTimeoutAndNamed(@TempDir Path dir) throws Exception {
+        MethodSpec method = Registry.method("handcoded");
+        Path input = dir.resolve("part");
+        write(method, model("part"), 10, input);
+        try (LoopbackCell cell = new LoopbackCell("net_fetch", "handcoded", "part", "disk")) {
+            cell.add(new LoopbackCell.Spec("server0", "server", params()
+                .put("input", input.toString()).put("start", 0).put("n", 10)
+                .put("peer_timeout_ms", 300), List.of(), 1));
+            cell.add(new LoopbackCell.Spec("client", "client", params()
+                .put("output", dir.toString()).put("page_size", P), List.of("server0"), 0));
+            cell.wire();
+            // only the server is told to go: its client never asks
+            ObjectNode go = Json.MAPPER.createObjectNode().put("op", "go").put("rep", 0)
+                .put("warmup", false);
+            long t0 = System.nanoTime();
+            cell.control("server0").sendJson(FrameKind.CONTROL, go, new IoTimer());
+            Failure e = assertThrows(Failure.class, () -> cell.control("server0")
+                .recvJson(FrameKind.CONTROL, new IoTimer()));
+            assertEquals("peer server0: failed: network: peer client: sent nothing within the "
+                + "peer timeout (hung or dead?)", e.getMessage());
+            assertTrue(System.nanoTime() - t0 < 5_000_000_000L);
+            assertEquals(1, cell.exit("server0"));
+        }
+    }
+
+    @Test
     void infoListsTheNetworkTasks() {
         JsonNode info = serbench.Info.info();
         List<String> tasks = new ArrayList<>();
