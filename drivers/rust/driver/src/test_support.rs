@@ -13,10 +13,14 @@ pub struct Scratch(pub PathBuf);
 
 impl Scratch {
     pub fn new() -> Scratch {
+        Scratch::new_in(&std::env::temp_dir())
+    }
+
+    /// A scratch folder under `parent` (e.g. on a filesystem a test needs).
+    pub fn new_in(parent: &Path) -> Scratch {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("serbench-driver-test-{}-{n}", std::process::id()));
+        let path = parent.join(format!("serbench-driver-test-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).unwrap();
         Scratch(path)

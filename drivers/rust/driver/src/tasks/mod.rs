@@ -86,9 +86,10 @@ impl Repetitions {
         let mut samples = Vec::new();
         let mut outcome: Option<T> = None;
         for (rep, warmup) in reps {
-            if let (true, Some(base)) = (self.cold, evict_base) {
-                evict(&[&data_path(base), &index_path(base)])?;
-            }
+            let cached = match (self.cold, evict_base) {
+                (true, Some(base)) => Some(evict(&[&data_path(base), &index_path(base)])?),
+                _ => None,
+            };
             let timer = IoTimer::default();
             let start = Instant::now();
             let (result, extra) = once(&timer)?;
@@ -100,10 +101,11 @@ impl Repetitions {
                 io_ns: timer.ns(),
             }
             .to_json();
-            sample
-                .as_object_mut()
-                .expect("a sample is an object")
-                .extend(extra);
+            let keys = sample.as_object_mut().expect("a sample is an object");
+            keys.extend(extra);
+            if let Some(cached) = cached {
+                keys.insert("cached_fraction".into(), cached.into());
+            }
             samples.push(sample);
             match &outcome {
                 Some(first) if *first != result => {

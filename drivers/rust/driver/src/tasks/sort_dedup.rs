@@ -8,8 +8,8 @@
 //!
 //! Memory: the chunk (objects and the `Vec` holding them, at most the budget plus one object)
 //! in phase 1; at most `fan_in` run pages and head objects in phase 2. Beyond the budget, the
-//! slack (peak RSS over the RSS at the start), which `tests/test_rust_tasks.py` checks with an
-//! input more than ten times the budget:
+//! slack (peak RSS over the RSS at the start), which `tests/test_sort_budget.py` checks on an
+//! input whose decoded objects would exceed budget and slack by half again:
 //! - fixed, 16 MiB: the input's and the runs' page buffers, a writer's 1 MiB write
 //!   buffer and two pages, and above all the allocator's own: mimalloc commits its arenas in
 //!   large chunks and keeps freed memory for reuse (measured: 10-13 MiB);
