@@ -147,21 +147,21 @@ def test_the_estimate_is_computed_from_the_plan(tmp_path):
     infos = offering(plan, languages=("rust",))
     cells = expand(plan, infos, sizes.count, tmp_path)
     expected = estimate(cells, sizes, made, tmp_path)
-    # one cell: 4 passes (1 warm-up, 3 repetitions) over 100 trade objects of 330 JSON bytes,
-    # warm, in one Rust process; the dataset to make is 1000 objects of 330 bytes; the batch
+    # one cell: 4 passes (1 warm-up, 3 repetitions) over 100 trade objects of 223 JSON bytes,
+    # warm, in one Rust process; the dataset to make is 1000 objects of 223 bytes; the batch
     # keeps one file of the whole dataset
-    work = 4 * 100 * 330 / CODEC_BYTES_PER_S
+    work = 4 * 100 * 223 / CODEC_BYTES_PER_S
     assert expected.seconds_by_task == {"read_seq": pytest.approx(CELL_S + work)}
     assert expected.start_seconds == START_S["rust"]
-    assert expected.data_bytes == 330_000
-    assert expected.files_bytes == 330_000
+    assert expected.data_bytes == 223_000
+    assert expected.files_bytes == 223_000
     assert expected.seconds == pytest.approx(CELL_S + work + START_S["rust"]
                                              + expected.data_seconds)
     # cold: every pass also reads its 100 objects from the disk
     cold = expand(parse_plan(ESTIMATED.replace("cold = false", "cold = true"), "t.toml", "t"),
                   infos, sizes.count, tmp_path)
     assert estimate(cold, sizes, made, tmp_path).seconds_by_task["read_seq"] == \
-        pytest.approx(CELL_S + work + 4 * 100 * 330 / DISK_BYTES_PER_S)
+        pytest.approx(CELL_S + work + 4 * 100 * 223 / DISK_BYTES_PER_S)
     # a made dataset is not made again, and its manifest gives its size
     make_dataset(tmp_path / "small", models=("trade",), copies=2)
     sizes = dataset_sizes(made, tmp_path)

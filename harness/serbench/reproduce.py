@@ -19,7 +19,7 @@ import click
 
 from .datasets.build import check_params
 from .datasets.manifest import DatasetError, load_manifest
-from .plan import LANGUAGES, NET_TASKS, RAW, Cell, Plan, PlanError, dataset_dir
+from .plan import HARNESS_TASKS, LANGUAGES, NET_TASKS, RAW, Cell, Plan, PlanError, dataset_dir
 from .published import FIGURES, CellNeed, PublishedFigure
 
 QUICK, FULL = "reproduce_quick", "reproduce"
@@ -29,11 +29,11 @@ QUICK, FULL = "reproduce_quick", "reproduce"
 # objects per TPC-H scale factor 1 (lineitem: about 4 per order, so its count is approximate
 # until made)
 TPCH_OBJECTS = {"part": 200_000, "lineitem": 6_001_215, "customer": 150_000}
-# JSON bytes per object where the dataset is not made yet (means of `serbench data default`
-# and of tpch at SF 0.01, seed 42); a made dataset's manifest gives its own
-JSON_BYTES = {"part": 270, "lineitem": 760, "customer": 32_000, "tweet": 2_400,
-              "trade": 330, "org": 2_300}
-SPARSE_ENTRY_BYTES = 24  # one "index": value pair of a sparse vector's JSON
+# JSON bytes per object where the dataset is not made yet (the means of the quick plan's
+# datasets, seed 42); a made dataset's manifest gives its own
+JSON_BYTES = {"part": 212, "lineitem": 740, "customer": 32_500, "tweet": 4_400,
+              "trade": 223, "org": 5_100}
+SPARSE_ENTRY_BYTES = 35
 
 
 @dataclass(frozen=True)
@@ -197,14 +197,15 @@ def figure_gaps(cells: list[Cell], languages: tuple[str, ...] = LANGUAGES) -> di
 
 # -- the estimate ----------------------------------------------------------------------------
 
-# The time model, fitted on the 2-core development VM (the quick plan's measured run):
-# a fresh driver process per language × method × model, with its verification
-START_S = {"java": 1.2, "cpp": 0.15, "rust": 0.15}
+# The time model, fitted on the quick plan's measured run on the 2-core development VM
+# (within 3 % of its 5:31, task by task within 2x): a fresh driver process per
+# language × method × model, with its verification
+START_S = {"java": 0.6, "cpp": 0.05, "rust": 0.05}
 CELL_S = 0.15              # a request, its checks and its stored samples
-CODEC_BYTES_PER_S = 40e6   # JSON-sized bytes a method encodes or decodes per second (the mean
+CODEC_BYTES_PER_S = 80e6   # JSON-sized bytes a method encodes or decodes per second (the mean
                            # over methods: binary ones are 10x faster, Java JSON+gzip slower)
 DISK_BYTES_PER_S = 150e6   # cold reads and writes
-SORT_PASSES = 4            # decode the input, write runs, merge them, write the output
+SORT_PASSES = 3            # passes over the input: read and decode it, write runs, merge
 DATA_BYTES_PER_S = 25e6    # making a dataset: generation, checksum and hashes
 RESULT_BYTES_PER_CELL = 20_000  # its samples and counters in the results database
 
@@ -243,8 +244,9 @@ def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
         return SORT_PASSES * cell.n * b, SORT_PASSES * cell.n * b
     if cell.task == "micro":
         return 2 * cell.iterations * cell.n * b, 0
-    if cell.task == "read_rand":
-        return cell.n * b, cell.n * cell.page_size if cell.cold else 0
+    if cell.task == "read_rand":  # cold: a page per object, at most the whole file
+        file_bytes = sizes.count(cell.dataset_dir, cell.model) * b
+        return cell.n * b, min(cell.n * cell.page_size, file_bytes) if cell.cold else 0
     if cell.task == "net_fetch":
         return cell.settings.get("servers", 1) * cell.n * b, 0
     if cell.task == "net_aggregate":
@@ -261,8 +263,9 @@ def cell_seconds(cell: Cell, sizes: Sizes) -> float:
     codec, disk = _work(cell, sizes)
     passes = (cell.warmups + cell.repetitions) * max(cell.forks, 1)
     seconds = CELL_S + passes * (codec / CODEC_BYTES_PER_S + disk / DISK_BYTES_PER_S)
-    seconds += cell.warmup_ms / 1000 + (cell.warmup_max_ms / 2000 if cell.language == "java"
-                                        else 0)
+    if cell.task not in HARNESS_TASKS:  # the harness's own cells have no warm-ups
+        jit = cell.warmup_max_ms / 2000 if cell.language == "java" else 0
+        seconds += cell.warmup_ms / 1000 + jit
     processes = cell.forks + (2 ** 3 - 1 if cell.task in NET_TASKS else 0)
     return seconds + processes * START_S[cell.language]
 
