@@ -1,12 +1,14 @@
 #include "file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "protocol.h"
 
@@ -91,12 +93,42 @@ std::string read_whole(const std::string& path, IoTimer& timer) {
   return bytes;
 }
 
-void evict(const std::string& path) {
+Residency residency(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw io_failure(path, errno, "open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    throw io_failure(path, err, "fstat");
+  }
+  const auto len = static_cast<size_t>(st.st_size);
+  if (len == 0) {
+    ::close(fd);
+    return {};
+  }
+  void* addr = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+  int err = errno;
+  ::close(fd);  // the mapping keeps the file
+  if (addr == MAP_FAILED) throw io_failure(path, err, "mmap");
+  const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> resident((len + page - 1) / page);
+  int rc = ::mincore(addr, len, resident.data());
+  err = errno;
+  ::munmap(addr, len);
+  if (rc != 0) throw io_failure(path, err, "mincore");
+  Residency r{0, resident.size()};
+  for (unsigned char v : resident) r.cached += v & 1;
+  return r;
+}
+
+Residency evict(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw io_failure(path, errno, "open");
   int rc = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   ::close(fd);
   if (rc != 0) throw io_failure(path, rc, "posix_fadvise(DONTNEED)");
+  return residency(path);
 }
 
 }  // namespace serbench

@@ -42,8 +42,19 @@ std::string read_whole(const std::string& path, IoTimer& timer);
 // The eviction this driver uses, as info.eviction and result.eviction name it.
 inline constexpr const char* kEviction = "fadvise_dontneed";
 
-// Drops the file's pages from the page cache: posix_fadvise(DONTNEED) over the whole file.
-// Writers fsync, so every cached page is clean and can be dropped.
-void evict(const std::string& path);
+// A file's pages: how many are in the page cache, of how many.
+struct Residency {
+  uint64_t cached = 0, pages = 0;
+};
+
+// Which of the file's pages are in the page cache: mincore over a mapping of the file
+// (mapping faults nothing in, and mincore reads residency without touching a page).
+Residency residency(const std::string& path);
+
+// Drops the file's pages from the page cache (posix_fadvise(DONTNEED) over the whole file)
+// and returns what is still cached. Writers fsync, so every cached page is clean and can be
+// dropped; on tmpfs, or for pages mapped elsewhere, the call succeeds and drops nothing,
+// which only the residency shows (PROTOCOL.md 5: cached_fraction).
+Residency evict(const std::string& path);
 
 }  // namespace serbench

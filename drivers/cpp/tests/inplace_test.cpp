@@ -104,7 +104,7 @@ TEST(InPlace, ObjectsReadTheSameAfterAMove) {
   }
 }
 
-// Strings of every length, at both variants, hash as checksum.md defines them, the object in
+// Strings of every length, at both variants, hash as docs/checksum.md defines them, the object in
 // a block of exactly its size (ASan sees any load past it).
 TEST(InPlace, StringsOfEveryLengthFoldByTheDefinition) {
   for (std::size_t n = 0; n <= 40; ++n) {

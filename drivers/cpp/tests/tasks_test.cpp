@@ -310,31 +310,6 @@ TEST(SortDedup, TooManyRunsAreMergedInSeveralPasses) {
   EXPECT_EQ(files_in(dir.path("out")), (std::vector<std::string>{"sorted.index", "sorted.pages"}));
 }
 
-// PROTOCOL.md 5.2: with input 10x the budget, peak RSS stays within the RSS at the start +
-// the budget + this driver's documented slack (README: sort_dedup).
-TEST(SortDedup, PeakRssStaysWithinTheBudgetForInputTenTimesIt) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "the sanitizers' shadow memory is not the driver's";
-#endif
-  Scratch dir;
-  const uint64_t budget = 4 << 20;
-  const uint64_t objects = 200'000, distinct = 150'000;
-  write_trades(dir.path("input"), objects, distinct, 65536);
-  std::filesystem::create_directory(dir.path("out"));
-  const auto reply = answer(run("sort_dedup", "trade", "handcoded", "materialize",
-                                sort_params(dir.path("input"), dir.path("out"), budget, 65536)));
-  ASSERT_EQ(kind(reply), "ok") << message(reply);
-  const auto& counters = reply["result"]["counters"];
-  // at least 10x the budget by the same accounting the sort uses
-  const uint64_t held = objects * (sizeof(Trade) + 2 * 80);
-  EXPECT_GE(held, 10 * budget);
-  EXPECT_GE(counters["runs"].GetUint64(), 10u);
-  EXPECT_EQ(checksum_of(reply), (SetChecksum{distinct, trades_sequence(distinct)}));
-  const uint64_t growth =
-      counters["peak_rss_bytes"].GetUint64() - counters["rss_start_bytes"].GetUint64();
-  EXPECT_LE(growth, budget + sort_rss_slack(objects)) << "peak RSS grew by " << growth;
-}
-
 TEST(SortDedup, ImpossibleParamsAreNamed) {
   Scratch dir;
   write_trades(dir.path("input"), 10, 5, 4096);

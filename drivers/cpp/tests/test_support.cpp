@@ -39,9 +39,10 @@ void str_by_definition(uint64_t& h, std::string_view s) {
   }
 }
 
-Scratch::Scratch() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "serbench-cpp-test-XXXXXX").string();
+Scratch::Scratch() : Scratch(std::filesystem::temp_directory_path()) {}
+
+Scratch::Scratch(const std::filesystem::path& parent) {
+  std::string pattern = (parent / "serbench-cpp-test-XXXXXX").string();
   if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
 }

@@ -2,6 +2,7 @@
 // Shared by the tests: the golden vectors, scratch directories, expected checksums.
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ std::vector<M> golden() {
 class Scratch {
  public:
   Scratch();
+  explicit Scratch(const std::filesystem::path& parent);  // e.g. on a filesystem a test needs
   ~Scratch();
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
@@ -39,7 +41,7 @@ class Scratch {
   std::string dir_;
 };
 
-// A string's words folded into h straight from checksum.md (each chunk copied into a zeroed
+// A string's words folded into h straight from docs/checksum.md (each chunk copied into a zeroed
 // word): the reference the hashers' load tricks are checked against.
 void str_by_definition(uint64_t& h, std::string_view s);
 

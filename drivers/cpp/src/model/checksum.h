@@ -1,5 +1,5 @@
 #pragma once
-// The logical checksum (checksum.md): a value becomes a stream of u64 words folded FNV-1a
+// The logical checksum (docs/checksum.md): a value becomes a stream of u64 words folded FNV-1a
 // style. `Hasher` is the word-level API, usable straight from bytes; `fold` walks any value
 // whose parts have a Shape (native objects and in-place ones alike).
 

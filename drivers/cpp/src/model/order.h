@@ -1,5 +1,5 @@
 #pragma once
-// The total order of models.md: a model's key fields first, then every field in canonical
+// The total order of docs/models.md: a model's key fields first, then every field in canonical
 // order. Strings compare by UTF-8 bytes, lists lexicographically, absent before present,
 // f64 by IEEE total order (-0.0 < 0.0, as the checksum tells them apart), enums by ordinal.
 

@@ -26,15 +26,12 @@
 
 namespace serbench {
 
-// How far peak RSS may grow past the start RSS + budget_bytes (README: sort_dedup): a fixed
-// part (the input's page buffer, the writer's page and 1 MiB staging buffer, malloc's
-// bookkeeping, code and runtime pages first touched) plus the indexes held, which grow with
-// the input: the reader of a file holds its index whole (PROTOCOL.md 4.2 checks every entry
-// first) and a writer its entries until the end, 16 bytes per object each.
-inline constexpr uint64_t kSortRssFixedSlack = 4 << 20;
-inline constexpr uint64_t sort_rss_slack(uint64_t input_objects) {
-  return kSortRssFixedSlack + 2 * 16 * input_objects;
-}
+// Peak RSS may grow past the start RSS + budget_bytes by a fixed part (the input's page
+// buffer, the writer's page and 1 MiB staging buffer, malloc's bookkeeping, code and runtime
+// pages first touched: 4 MiB) plus the indexes held, which grow with the input: the reader of
+// a file holds its index whole (PROTOCOL.md 4.2 checks every entry first) and a writer its
+// entries until the end, 16 bytes per object each (README: sort_dedup;
+// tests/test_sort_budget.py).
 
 namespace sort_detail {
 

@@ -78,9 +78,12 @@ class Repetitions {
     Json::Array samples;
     std::optional<Outcome> first;
     auto one = [&](uint64_t rep, bool warmup) {
+      std::optional<double> cached;
       if (cold_ && evict_base) {
-        evict(data_path(*evict_base));
-        evict(index_path(*evict_base));
+        const Residency data = evict(data_path(*evict_base));
+        const Residency index = evict(index_path(*evict_base));
+        const uint64_t pages = data.pages + index.pages;
+        cached = pages == 0 ? 0.0 : static_cast<double>(data.cached + index.cached) / pages;
       }
       Sample sample;
       const uint64_t start = now_ns();
@@ -93,6 +96,7 @@ class Repetitions {
                                 {"cpu_ns", total - io},
                                 {"io_ns", io}});
       for (auto& [key, value] : sample.extra_) json.set(std::move(key), std::move(value));
+      if (cached) json.set("cached_fraction", *cached);
       samples.push_back(std::move(json));
       if (!first) {
         first = std::move(outcome);
