@@ -197,9 +197,10 @@ def figure_gaps(cells: list[Cell], languages: tuple[str, ...] = LANGUAGES) -> di
 
 # -- the estimate ----------------------------------------------------------------------------
 
-# The time model, fitted on the quick plan's measured run on the 2-core development VM
-# (within 3 % of its 5:31, task by task within 2x): a fresh driver process per
-# language × method × model, with its verification
+# The time model, fitted on the quick plan's first measured run on the 2-core development VM
+# (within 3 % of its 5:31, task by task within 2x; the plan as it is now, with JIT warm-ups:
+# 7:38 estimated, 6:51 measured): a fresh driver process per language × method × model,
+# with its verification
 START_S = {"java": 0.6, "cpp": 0.05, "rust": 0.05}
 CELL_S = 0.15              # a request, its checks and its stored samples
 CODEC_BYTES_PER_S = 80e6   # JSON-sized bytes a method encodes or decodes per second (the mean
