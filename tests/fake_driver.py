@@ -146,12 +146,12 @@ def fold(hashes) -> dict:
     return {"count": count, "sum": hex64(total)}
 
 
-def cached_fraction(path: str) -> float:
-    """The share of the file's pages in the page cache (mincore over a private mapping, which
-    shares the cached pages until written)."""
+def residency(path: str) -> tuple[int, int]:
+    """The file's pages in the page cache, and all its pages (mincore over a private mapping,
+    which shares the cached pages until written)."""
     size = os.path.getsize(path)
     if size == 0:
-        return 0.0
+        return 0, 0
     pages = -(-size // mmap.PAGESIZE)
     vec = (ctypes.c_ubyte * pages)()
     with open(path, "rb") as f:
@@ -163,7 +163,7 @@ def cached_fraction(path: str) -> float:
         mapped.close()
     if rc != 0:
         raise Failed("internal", f"mincore({path}): {os.strerror(ctypes.get_errno())}")
-    return sum(v & 1 for v in vec) / pages
+    return sum(v & 1 for v in vec), pages
 
 
 def evict(base: str) -> float:
@@ -172,7 +172,8 @@ def evict(base: str) -> float:
     for path in paths:
         with open(path, "rb") as f:
             os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-    return max(cached_fraction(path) for path in paths)
+    cached, pages = map(sum, zip(*(residency(path) for path in paths)))
+    return cached / pages if pages else 0.0
 
 
 def read_objects(base: str, model: str, method: str, ids, clock: "Clock") -> dict:

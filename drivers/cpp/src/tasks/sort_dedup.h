@@ -30,7 +30,7 @@ namespace serbench {
 // buffer, the writer's page and 1 MiB staging buffer, malloc's bookkeeping, code and runtime
 // pages first touched: 4 MiB) plus the indexes held, which grow with the input: the reader of
 // a file holds its index whole (PROTOCOL.md 4.2 checks every entry first) and a writer its
-// entries until the end, 16 bytes per object each (README: sort_dedup;
+// entries until the end: 64 bytes per input object at most (README: sort_dedup;
 // tests/test_sort_budget.py).
 
 namespace sort_detail {
