@@ -244,7 +244,7 @@ warmups = 1
 repetitions = 2
 timeout_s = 120
 servers = 2
-n = [3, 1000]            # objects per server; 1000 is capped at count / servers
+n = [1000]               # objects per server: capped at count / servers
 net_page_bytes = 65536
 network = "loopback"
 [[group]]
