@@ -193,6 +193,7 @@ def test_cold_reads_on_tmpfs_are_labelled_not_cold(tmp_path, monkeypatch):
         assert "rust · fakejson · materialize · not cold" in text  # series labels
         assert "ok · not cold (100% cached after eviction)" in text  # status columns
         assert "6 cold cells not shown to be cold" in text  # summary
+        assert "fadvise_dontneed (6 cells, 6 not shown to be cold)" in text  # provenance
     finally:
         shutil.rmtree(home.parent)
 

@@ -250,11 +250,14 @@ def task_models(cells: list[Cell], palette: Palette) -> dict[str, list[TaskModel
 
 def eviction_summary(cells: list[Cell]) -> str:
     """How the measured cold reads were evicted (a write's `cold` flag evicts nothing)."""
-    cold = Counter(c.eviction or "not recorded" for c in cells
-                   if c.cold and c.status == "ok" and spec_for(c.task).reads)
+    reads = [c for c in cells if c.cold and c.status == "ok" and spec_for(c.task).reads]
+    cold = Counter(c.eviction or "not recorded" for c in reads)
     if not cold:
         return "no cold reads"
-    return ", ".join(f"{name} ({k:,} cells)" for name, k in cold.most_common())
+    unshown = Counter(c.eviction or "not recorded" for c in reads if c.cold_note)
+    return ", ".join(f"{name} ({k:,} cells" + (f", {unshown[name]:,} not shown to be cold)"
+                                               if unshown[name] else ")")
+                     for name, k in cold.most_common())
 
 
 def cache_note(cells: list[Cell]) -> str:
