@@ -10,6 +10,7 @@ import java.io.ObjectStreamClass;
 import java.nio.ByteBuffer;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import serbench.Bytes;
 import serbench.Depth;
@@ -22,17 +23,23 @@ import serbench.wire.DecodeException;
  * serialization), one ObjectOutputStream per object so every stored object stands alone.
  * Reading goes through an ObjectInputFilter allow-list: the model classes, their arrays and
  * the JDK value classes they hold; any other class in a stream is refused before it loads.
+ * What is read must be a tree (TreeCheck): a stream may share a child between two fields.
  */
 public final class JavaBuiltin<T> extends Materialized<T> {
-    public static final MethodSpec SPEC = MethodSpec.of("java_builtin", List.of(Depth.MATERIALIZE),
-        "JavaBuiltin.java", JavaBuiltin::new);
+    public static final MethodSpec SPEC = new MethodSpec("java_builtin",
+        List.of(Depth.MATERIALIZE), List.of(MethodSpec.SRC + "JavaBuiltin.java",
+            MethodSpec.SRC + "TreeCheck.java"), true, false, Map.of(), JavaBuiltin::new);
 
-    /** Nesting bound against hostile streams (tweets nest a few levels). */
-    static final long MAX_DEPTH = 256;
+    /**
+     * Nesting bound, in readObject calls: at most two per model level (an array, then its
+     * element) for the 64 levels the other readers allow (WireIn, ExtIn, FlatIn).
+     */
+    static final long MAX_DEPTH = 2 * 64 + 2;
     static final Set<Class<?>> ALLOWED = allowed();
 
     private final Streams.Out out = new Streams.Out();
     private final Streams.In in = new Streams.In();
+    private final TreeCheck tree = new TreeCheck();
 
     JavaBuiltin(ModelType<T> model) {
         super(model);
@@ -45,20 +52,58 @@ public final class JavaBuiltin<T> extends Materialized<T> {
         return s;
     }
 
-    /** The allow-list: a class outside it (or an array of one) is rejected. */
-    static ObjectInputFilter.Status check(ObjectInputFilter.FilterInfo info, Set<Class<?>> ok) {
-        if (info.depth() > MAX_DEPTH) {
-            return ObjectInputFilter.Status.REJECTED;
+    /**
+     * JEP 290's checks for one stream of `payload` bytes: the allow-list, the nesting and the
+     * length of an array (checked before it is allocated: every element takes a byte of the
+     * stream at least). References and stream bytes need no bound of their own: each takes
+     * bytes of the payload, which ends the stream; the work they can cause after the read
+     * (shared children) is TreeCheck's.
+     */
+    static final class Filter implements ObjectInputFilter {
+        private final Set<Class<?>> allowed;
+        private final int payload;
+        /** Why the last refused check refused, for the error. */
+        String refusal;
+
+        Filter(Set<Class<?>> allowed, int payload) {
+            this.allowed = allowed;
+            this.payload = payload;
         }
-        Class<?> c = info.serialClass();
-        if (c == null) {
-            return ObjectInputFilter.Status.UNDECIDED;
+
+        @Override
+        public Status checkInput(FilterInfo info) {
+            refusal = refusal(info);
+            if (refusal != null) {
+                return Status.REJECTED;
+            }
+            return info.serialClass() == null ? Status.UNDECIDED : Status.ALLOWED;
         }
-        while (c.isArray()) {
-            c = c.getComponentType();
+
+        private String refusal(FilterInfo info) {
+            if (info.depth() > MAX_DEPTH) {
+                return "nested deeper than " + MAX_DEPTH + " objects";
+            }
+            if (info.arrayLength() > payload) {
+                return "an array of " + info.arrayLength() + " elements in a " + payload
+                    + "-byte payload";
+            }
+            Class<?> c = info.serialClass();
+            while (c != null && c.isArray()) {
+                c = c.getComponentType();
+            }
+            return c == null || c.isPrimitive() || allowed.contains(c) ? null
+                : "refused by the allow-list: " + c.getName();
         }
-        return c.isPrimitive() || ok.contains(c) ? ObjectInputFilter.Status.ALLOWED
-            : ObjectInputFilter.Status.REJECTED;
+    }
+
+    /** Reads the one object of a stream through `filter`, its refusals as decode errors. */
+    static Object read(Streams.In in, Filter filter) throws Exception {
+        try (ObjectInputStream o = new Input(in, filter)) {
+            return o.readObject();
+        } catch (InvalidClassException e) {
+            throw new DecodeException(-1, filter.refusal != null ? filter.refusal
+                : "refused: " + e.getMessage());
+        }
     }
 
     /**
@@ -66,9 +111,9 @@ public final class JavaBuiltin<T> extends Materialized<T> {
      * user loader on every class descriptor, which dominates reading small objects.
      */
     static final class Input extends ObjectInputStream {
-        Input(InputStream in, Set<Class<?>> allowed) throws IOException {
+        Input(InputStream in, ObjectInputFilter filter) throws IOException {
             super(in);
-            setObjectInputFilter(info -> check(info, allowed));
+            setObjectInputFilter(filter);
         }
 
         @Override
@@ -91,13 +136,8 @@ public final class JavaBuiltin<T> extends Materialized<T> {
 
     @Override
     public T decode(ByteBuffer page, int off, int len) throws Exception {
-        in.on(page, off, len);
-        Object v;
-        try (ObjectInputStream o = new Input(in, ALLOWED)) {
-            v = o.readObject();
-        } catch (InvalidClassException e) {
-            throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());
-        }
+        Object v = read(in.on(page, off, len), new Filter(ALLOWED, len));
+        tree.check(v, len);
         return Materialized.checked(model, v, in);
     }
 }

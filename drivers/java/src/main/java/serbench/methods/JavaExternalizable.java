@@ -2,9 +2,7 @@ package serbench.methods;
 
 import java.io.Externalizable;
 import java.io.IOException;
-import java.io.InvalidClassException;
 import java.io.ObjectInput;
-import java.io.ObjectInputStream;
 import java.io.ObjectOutput;
 import java.io.ObjectOutputStream;
 import java.nio.ByteBuffer;
@@ -72,13 +70,7 @@ public final class JavaExternalizable<T> extends Materialized<T> {
 
     @Override
     public T decode(ByteBuffer page, int off, int len) throws Exception {
-        in.on(page, off, len);
-        Object v;
-        try (ObjectInputStream o = new JavaBuiltin.Input(in, ALLOWED)) {
-            v = o.readObject();
-        } catch (InvalidClassException e) {
-            throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());
-        }
+        Object v = JavaBuiltin.read(in.on(page, off, len), new JavaBuiltin.Filter(ALLOWED, len));
         if (!(v instanceof Box b) || b.model != model) {
             throw new DecodeException(-1, "the stream does not hold a " + model.id + " box");
         }

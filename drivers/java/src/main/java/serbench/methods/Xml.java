@@ -1,7 +1,11 @@
 package serbench.methods;
 
 import com.thoughtworks.xstream.XStream;
+import com.thoughtworks.xstream.XStreamException;
+import com.thoughtworks.xstream.io.HierarchicalStreamReader;
+import com.thoughtworks.xstream.io.ReaderWrapper;
 import com.thoughtworks.xstream.io.xml.CompactWriter;
+import com.thoughtworks.xstream.io.xml.XppDriver;
 import com.thoughtworks.xstream.security.ForbiddenClassException;
 import com.thoughtworks.xstream.security.NoTypePermission;
 import com.thoughtworks.xstream.security.NullPermission;
@@ -22,17 +26,24 @@ import serbench.wire.DecodeException;
  * `xml`: XStream's reflection mapping of the model classes as compact UTF-8 XML. XStream
  * resolves element names to classes, so reading is limited to an allow-list (the model
  * classes, their arrays, strings, primitives and their boxes); any other class is refused.
+ * XStream writes an object reached twice as a reference to its first element, and reads one
+ * by following it: level after level, a document of a few hundred bytes then reads as a tree
+ * of 2^levels objects. Serbench's objects are trees, so the writer runs without references
+ * (NO_REFERENCES) and the reader refuses a document with a reference or id attribute: every
+ * object read is then an element of the document.
  */
 public final class Xml<T> extends Materialized<T> {
     public static final MethodSpec SPEC = MethodSpec.of("xml", List.of(Depth.MATERIALIZE),
         "Xml.java", Xml::new);
 
-    private final XStream xstream = new XStream();
+    private final XppDriver driver = new XppDriver();
+    private final XStream xstream = new XStream(driver);
     private final Streams.Out out = new Streams.Out();
     private final Streams.In in = new Streams.In();
 
     Xml(ModelType<T> model) {
         super(model);
+        xstream.setMode(XStream.NO_REFERENCES);
         xstream.addPermission(NoTypePermission.NONE);
         xstream.addPermission(NullPermission.NULL);
         xstream.addPermission(PrimitiveTypePermission.PRIMITIVES);
@@ -57,15 +68,43 @@ public final class Xml<T> extends Materialized<T> {
         Object v;
         try {
             // a decoder of its own reports bytes that are not UTF-8 (the charset's replaces them)
-            v = xstream.fromXML(new InputStreamReader(in.on(page, off, len),
-                StandardCharsets.UTF_8.newDecoder()));
+            v = xstream.unmarshal(new TreeOnly(driver.createReader(new InputStreamReader(
+                in.on(page, off, len), StandardCharsets.UTF_8.newDecoder()))));
         } catch (ForbiddenClassException e) {
             throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());
+        } catch (XStreamException e) {
+            // XStream wraps what TreeOnly refused in its debugging report: say only that
+            throw e.getCause() instanceof DecodeException refused ? refused : e;
         }
         if (!model.type.isInstance(v)) {
             throw new DecodeException(-1, "the document holds "
                 + (v == null ? "null" : v.getClass().getName()) + ", not " + model.type.getName());
         }
         return model.type.cast(v);
+    }
+
+    /** A reader that refuses XStream's reference attributes, which the writer never writes. */
+    private static final class TreeOnly extends ReaderWrapper {
+        TreeOnly(HierarchicalStreamReader reader) {
+            super(reader);
+            refuseReferences();
+        }
+
+        @Override
+        public void moveDown() {
+            super.moveDown();
+            refuseReferences();
+        }
+
+        private void refuseReferences() {
+            for (String attribute : new String[] {"reference", "id"}) {
+                String value = getAttribute(attribute);
+                if (value != null) {
+                    throw new DecodeException(-1, "element <" + getNodeName() + "> has "
+                        + attribute + "=\"" + value + "\": a reference to another element, "
+                        + "which serbench's writer never writes (its objects are trees)");
+                }
+            }
+        }
     }
 }
