@@ -16,6 +16,7 @@
 
 #include "cell.h"
 #include "file.h"
+#include "net/node.h"
 #include "ops.h"
 
 namespace serbench {
@@ -74,6 +75,7 @@ Json info() {
                                    {"zlib", zlibVersion()}})},
        {"models", std::move(model_names)},
        {"tasks", Json::array_of(tasks())},
+       {"net_tasks", Json::array_of(net::net_tasks())},
        {"methods", std::move(method_specs)},
        {"eviction", std::move(eviction)}});
 }

@@ -1,0 +1,14 @@
+#include "net/tasks.h"
+
+#include <array>
+
+namespace serbench::net {
+
+// The network tasks, one line each.
+constexpr std::array kNetTasks{
+    NetTask{"net_fetch", &run_fetch},
+};
+
+std::span<const NetTask> all_net_tasks() { return kNetTasks; }
+
+}  // namespace serbench::net
