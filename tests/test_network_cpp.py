@@ -12,6 +12,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,6 +23,7 @@ from serbench.network import cell as cell_module
 from serbench.network.cell import NetCell, NetFailure, run_cell
 from serbench.network.fetch import Fetch, scan_problem
 from serbench.network.placement import LocalPlacement
+from serbench.network.sort_merge import SortMerge
 from serbench.results import Results
 
 from fake_driver import make_dataset
@@ -121,6 +123,30 @@ def test_every_cpp_fetch_variant_moves_exactly_the_objects(cpp, parts, tmp_path,
     check_fetch(run, cell, variant, cpp)
 
 
+def sort_cell(cpp, parts, tmp_path, method, language="cpp"):
+    jsonl, _ = parts
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
+        depth="materialize", language=language, page_size=PAGE, n=28, net_page_bytes=2048,
+        warmups=1, repetitions=2, timeout_s=60)
+    return SortMerge().net_cell(plan_cell, encoded(cpp, jsonl, method), None, tmp_path / "w")
+
+
+@pytest.mark.parametrize("method", ["handcoded", "json", "inplace", "protobuf"])
+def test_a_cpp_tree_sort_merge_outputs_every_object_in_total_order(cpp, parts, tmp_path,
+                                                                    method):
+    cell = sort_cell(cpp, parts, tmp_path, method)
+    run = run_cell(SortMerge(), cell, LocalPlacement(), {"cpp": cpp})
+    for reports in run.reports:
+        root = reports["root0"]
+        assert root["objects"] == 7 * 28 == cell.params["expected"]["count"]
+        assert root["sequence"] == cell.params["expected"]["sum"]
+        assert reports["middle1"]["objects"] == 3 * 28
+        assert reports["leaf3"]["objects"] == 28 and reports["leaf3"]["bytes_received"] == 0
+    with DriverProcess("cpp", cpp) as driver:
+        assert SortMerge().read_back_problem(cell, driver, "materialize") is None
+
+
 def test_inplace_ram_ships_the_stored_pages_as_they_are(cpp, parts, tmp_path):
     """inplace's native objects are their page bytes: `ram` sends exactly what `disk` does."""
     sent = {}
@@ -199,6 +225,12 @@ models = ["part"]
 methods = ["handcoded", "inplace"]
 languages = ["cpp"]
 raw = false
+[[group]]
+tasks = ["net_sort_merge"]
+models = ["tweet"]
+methods = ["msgpack", "inplace"]
+languages = ["cpp"]
+n = [2]
 """
 
 
@@ -226,9 +258,12 @@ def test_a_plan_runs_cpp_network_cells_that_all_verify(cpp_home, tmp_path):
     assert {c["status"] for c in cells} == {"ok"}, [(c["task"], c["method"], c["message"])
                                                     for c in cells if c["status"] != "ok"]
     assert {c["language"] for c in cells} == {"cpp"}
+    assert {c["task"] for c in cells} == {"net_fetch", "net_sort_merge"}
     fetches = {(c["method"], c["setting"], c["n"]) for c in cells if c["task"] == "net_fetch"}
     for method in ("handcoded", "inplace"):
         for source in ("ram", "disk", "decode"):
             assert (method, f"source={source} servers=2", 8) in fetches
+    # (a sort-merge cell's expected sum is the sequence checksum; its root's report says it)
     for c in cells:
-        assert [c["got_count"], c["got_sum"]] == [c["expected_count"], c["expected_sum"]]
+        same = ("got_count", "got_sum") if c["task"] != "net_sort_merge" else ("got_count",)
+        assert [c[k] for k in same] == [c[k.replace("got", "expected")] for k in same]
