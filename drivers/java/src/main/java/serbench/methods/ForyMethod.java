@@ -21,21 +21,15 @@ public final class ForyMethod<T> extends Materialized<T> {
     public static final MethodSpec SPEC = MethodSpec.of("fory", List.of(Depth.MATERIALIZE),
         "ForyMethod.java", ForyMethod::new);
 
-    private final Fory fory = registered(false);
+    private final Fory fory = Fory.builder().withLanguage(Language.JAVA)
+        .requireClassRegistration(true).withRefTracking(false).withCodegen(true).build();
     private final MemoryBuffer buffer = MemoryBuffer.fromByteArray(new byte[1 << 16]);
 
     ForyMethod(ModelType<T> model) {
         super(model);
-    }
-
-    /** A Fory with every model class registered, in the order that fixes their ids. */
-    static Fory registered(boolean refTracking) {
-        Fory fory = Fory.builder().withLanguage(Language.JAVA).requireClassRegistration(true)
-            .withRefTracking(refTracking).withCodegen(true).build();
         for (Class<?> c : Models.CLASSES) {
             fory.register(c);
         }
-        return fory;
     }
 
     @Override
