@@ -20,6 +20,7 @@ from serbench import driver as driver_module
 from serbench.checksum import hex64, object_hash, set_checksum
 from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
 from serbench.network import cell as cell_module
+from serbench.network.aggregate import Aggregate
 from serbench.network.cell import NetCell, NetFailure, run_cell
 from serbench.network.fetch import Fetch, scan_problem
 from serbench.network.placement import LocalPlacement
@@ -28,6 +29,7 @@ from serbench.results import Results
 
 from fake_driver import make_dataset
 from test_end_to_end import cli_ok
+from test_network import sparse_dataset
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 CPP = BUILD_PATHS["cpp"]
@@ -121,6 +123,27 @@ def test_every_cpp_fetch_variant_moves_exactly_the_objects(cpp, parts, tmp_path,
     cell = fetch_cell(cpp, parts, tmp_path, method, variant)
     run = run_cell(Fetch(), cell, LocalPlacement(), {"cpp": cpp})
     check_fetch(run, cell, variant, cpp)
+
+
+def tree_cell(language: str, tmp_path: Path, method: str):
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 3}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
+        model="sparse", method=method, depth="materialize", language=language, page_size=PAGE,
+        net_page_bytes=4096, warmups=1, repetitions=2, timeout_s=60)
+    return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
+
+
+@pytest.mark.parametrize("method", ["handcoded", "protobuf", "inplace"])
+def test_a_cpp_tree_sums_sparse_vectors_to_the_harness_total(cpp, tmp_path, method):
+    cell = tree_cell("cpp", tmp_path, method)
+    run = run_cell(Aggregate(), cell, LocalPlacement(), {"cpp": cpp})
+    for reports in run.reports:
+        assert reports["root0"]["checksum"] == cell.params["expected"]
+        assert reports["middle1"]["bytes_received"] > 0 and reports["middle1"]["bytes_sent"] > 0
+        assert reports["leaf3"]["bytes_received"] == 0
+    assert run.reports[-1]["root0"]["entries"] == cell.params["entries"] > 5000
+    with DriverProcess("cpp", cpp) as driver:
+        assert Aggregate().read_back_problem(cell, driver, "materialize") is None
 
 
 def sort_cell(cpp, parts, tmp_path, method, language="cpp"):
@@ -226,6 +249,12 @@ methods = ["handcoded", "inplace"]
 languages = ["cpp"]
 raw = false
 [[group]]
+tasks = ["net_aggregate"]
+dataset = "SPARSE"
+models = ["sparse"]
+methods = ["handcoded", "inplace"]
+languages = ["cpp"]
+[[group]]
 tasks = ["net_sort_merge"]
 models = ["tweet"]
 methods = ["msgpack", "inplace"]
@@ -250,7 +279,8 @@ def cpp_home(cpp, tmp_path: Path, monkeypatch) -> Path:
 
 def test_a_plan_runs_cpp_network_cells_that_all_verify(cpp_home, tmp_path):
     plan = tmp_path / "net.toml"
-    plan.write_text(NET_PLAN)
+    plan.write_text(NET_PLAN.replace("SPARSE", str(sparse_dataset(tmp_path / "sparse", 7,
+                                                                    200_000, 0.01))))
     cli_ok("run", str(plan))
     with Results(cpp_home / "results.duckdb") as results:
         [run] = results.runs()
@@ -258,7 +288,7 @@ def test_a_plan_runs_cpp_network_cells_that_all_verify(cpp_home, tmp_path):
     assert {c["status"] for c in cells} == {"ok"}, [(c["task"], c["method"], c["message"])
                                                     for c in cells if c["status"] != "ok"]
     assert {c["language"] for c in cells} == {"cpp"}
-    assert {c["task"] for c in cells} == {"net_fetch", "net_sort_merge"}
+    assert {c["task"] for c in cells} == {"net_fetch", "net_aggregate", "net_sort_merge"}
     fetches = {(c["method"], c["setting"], c["n"]) for c in cells if c["task"] == "net_fetch"}
     for method in ("handcoded", "inplace"):
         for source in ("ram", "disk", "decode"):

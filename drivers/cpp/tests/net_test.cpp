@@ -12,8 +12,10 @@
 #include <thread>
 
 #include "methods/handcoded.h"
+#include "net/aggregate.h"
 #include "net/pages.h"
 #include "net/wire.h"
+#include "model/order.h"
 #include "tasks/task.h"
 #include "test_support.h"
 
@@ -345,6 +347,25 @@ TEST(NetPages, AFrameAfterOneEndingInsideAPageIsRefused) {
   EXPECT_EQ(failure_of([&] { r.frame(net::as_bytes(f), "leaf1", {}); }),
             "corrupt_input: peer leaf1: network page 1 follows one that ended inside a storage "
             "page");
+}
+
+SparseVector sparse(std::vector<std::pair<int64_t, double>> entries, int64_t dimension = 10) {
+  SparseVector v;
+  v.dimension = dimension;
+  for (auto [position, value] : entries) {
+    v.entries.emplace_back();
+    v.entries.back().position = position;
+    v.entries.back().value = value;
+  }
+  return v;
+}
+
+TEST(NetAggregate, SumsMergeByPositionAndKeepEveryPosition) {
+  const SparseVector sum = net::merge_sum(sparse({{1, 1.5}, {4, 2.0}, {9, 1.0}}),
+                                          sparse({{0, 3.0}, {4, -2.0}, {5, 0.25}}));
+  EXPECT_TRUE(total_equal(sum, sparse({{0, 3.0}, {1, 1.5}, {4, 0.0}, {5, 0.25}, {9, 1.0}})));
+  EXPECT_EQ(failure_of([&] { net::merge_sum(sum, sparse({}, 11)); }),
+            "corrupt_input: vectors of dimensions 10 and 11 cannot be summed");
 }
 
 }  // namespace

@@ -20,5 +20,6 @@ std::span<const NetTask> all_net_tasks();
 // One per task file.
 void run_fetch(const Setup& setup, Node& node);
 void run_sort_merge(const Setup& setup, Node& node);
+void run_aggregate(const Setup& setup, Node& node);
 
 }  // namespace serbench::net
