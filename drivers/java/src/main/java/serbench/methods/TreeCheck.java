@@ -60,8 +60,9 @@ final class TreeCheck {
             } else if (v.getClass().isArray() || MODEL.contains(v.getClass())) {
                 if (!seen.add(v)) {
                     throw new DecodeException(-1, "a " + v.getClass().getSimpleName()
-                        + " reached through two references (a shared child: serbench writes "
-                        + "trees) after " + seen.size() + " objects");
+                        + " reached through a second reference in a " + payload + "-byte "
+                        + "payload (a shared child, visited once per path; serbench writes "
+                        + "trees)");
                 }
                 children(v);
             }

@@ -1,11 +1,14 @@
 package serbench.methods;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Output;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.flatbuffers.FlatBufferBuilder;
 import com.thoughtworks.xstream.XStream;
 import java.io.ByteArrayInputStream;
@@ -14,15 +17,20 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import org.apache.fory.Fory;
 import org.apache.fory.config.Language;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import serbench.Depth;
+import serbench.Failure;
 import serbench.Hasher;
+import serbench.IoTimer;
+import serbench.Ops;
 import serbench.Registry;
 import serbench.Vectors;
 import serbench.methods.schema.FlatConvert;
@@ -30,6 +38,7 @@ import serbench.model.Hashtag;
 import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.model.Tweet;
+import serbench.paged.PageWriter;
 import serbench.tasks.Json;
 
 /**
@@ -92,7 +101,28 @@ class ReferenceBombTest {
 
     @Test
     void javaBuiltinRefusesASharedChild() throws Exception {
-        refusedQuickly("java_builtin", javaSerialized(bomb()), "reached through two references");
+        refusedQuickly("java_builtin", javaSerialized(bomb()),
+            "reached through a second reference");
+    }
+
+    /** Through the protocol: a file holding the payload is corrupt_input naming the object. */
+    @Test
+    void aScanAnswersCorruptInputNamingTheObjectAndTheBound(@TempDir Path dir)
+            throws Exception {
+        byte[] bytes = javaSerialized(bomb());
+        Path base = dir.resolve("bomb");
+        try (PageWriter w = new PageWriter(base, 1 << 16, new IoTimer())) {
+            w.push(out -> out.append(bytes, 0, bytes.length));
+            w.finish("tweet", "java_builtin", "java");
+        }
+        JsonNode scan = new ObjectMapper().readTree("{\"id\":1,\"op\":\"scan\","
+            + "\"model\":\"tweet\",\"method\":\"java_builtin\",\"depth\":\"materialize\","
+            + "\"variant\":\"\",\"params\":{\"input\":\"" + base + "\"}}");
+        Failure f = assertTimeoutPreemptively(QUICKLY, () -> assertThrows(Failure.class,
+            () -> Ops.answer(scan)));
+        assertEquals("corrupt_input", f.kind);
+        assertTrue(f.getMessage().contains("page 0, object 0")
+            && f.getMessage().contains("second reference"), f.getMessage());
     }
 
     /** Strings may be shared, but no more chars reached than the payload has bytes. */
@@ -136,7 +166,8 @@ class ReferenceBombTest {
     /** Entities that expand to each other (billion laughs) are refused, not expanded. */
     @Test
     void xmlRefusesEntityExpansion() {
-        StringBuilder doc = new StringBuilder("<?xml version=\"1.0\"?><!DOCTYPE t [<!ENTITY e0 \"ha\">");
+        StringBuilder doc = new StringBuilder(
+            "<?xml version=\"1.0\"?><!DOCTYPE t [<!ENTITY e0 \"ha\">");
         for (int i = 1; i < 30; i++) {
             doc.append("<!ENTITY e").append(i).append(" \"&e").append(i - 1).append(";&e")
                 .append(i - 1).append(";\">");
@@ -235,7 +266,7 @@ class ReferenceBombTest {
             Hasher h = new Hasher();
             codec.fold(ByteBuffer.wrap(Arrays.copyOf(out.array, out.length)), 0, out.length,
                 Depth.MATERIALIZE, h);
-            org.junit.jupiter.api.Assertions.assertEquals(TWEET.hash(top), h.finish(), method);
+            assertEquals(TWEET.hash(top), h.finish(), method);
         }
     }
 }
