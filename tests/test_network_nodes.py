@@ -1,0 +1,367 @@
+"""The network tasks through the Java and C++ drivers' real nodes on loopback (PROTOCOL.md 10),
+as the harness runs them (Rust's: tests/test_network.py): every net_fetch variant checked per
+repetition and read back through the language's validating scan, the 7-node sum and
+sort-merge against the harness's own totals, a plan whose network cells all verify ok; a peer
+speaking another method refused and a node killed mid-cell named. Mixed cells (a Rust client
+fetching from the language's servers and the reverse, Rust leaves under its tree) show the
+bytes on the wire are one paged format. A language whose driver is not built is skipped (the
+mixed cells also need the Rust driver)."""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from serbench import driver as driver_module
+from serbench.checksum import hex64, object_hash, set_checksum
+from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
+from serbench.network import cell as cell_module
+from serbench.network.aggregate import Aggregate
+from serbench.network.cell import NetCell, NetFailure, run_cell
+from serbench.network.fetch import Fetch, scan_problem
+from serbench.network.placement import LocalPlacement
+from serbench.network.sort_merge import SortMerge
+from serbench.results import Results
+
+from fake_driver import make_dataset
+from test_end_to_end import cli_ok
+from test_network import sparse_dataset
+
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
+PAGE = 256
+COPIES = 50  # 200 part objects: several storage pages and network pages per server
+
+# the methods each language's nodes are tested with: shared formats, and what is its own
+# (C++ inplace: its objects are their pages; Java avro)
+FETCH_METHODS = {"java": ("handcoded", "json"), "cpp": ("handcoded", "json", "inplace")}
+SUM_METHODS = {"java": ("handcoded", "protobuf"), "cpp": ("handcoded", "protobuf", "inplace")}
+SORT_METHODS = {"java": ("handcoded", "json", "avro"),
+                "cpp": ("handcoded", "json", "inplace", "protobuf")}
+# (method, variant) of a fetch with the language's servers and a Rust client, and the reverse
+MIXED_FETCHES = {"java": {"servers": [("handcoded", "decode")],
+                          "client": [("json", "decode"), ("handcoded", "ram")]},
+                 "cpp": {"servers": [("handcoded", "decode"), ("json", "ram")],
+                         "client": [("json", "decode"), ("handcoded", "ram")]}}
+# when a node is killed: after its cell is running (a JVM starts in seconds)
+KILL_AFTER_S = {"java": 4.0, "cpp": 1.5}
+
+
+def cases(table: dict) -> list[tuple[str, str]]:
+    return [(language, method) for language, methods in table.items() for method in methods]
+
+
+def built(path: Path, *needs: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK) and all(n.is_file() for n in needs)
+
+
+def node(language: str) -> Path:
+    """The language's driver, or the test is skipped (Java also needs its jar)."""
+    path = BUILD_PATHS[language]
+    needs = (path.parent / "target" / "serbench-java.jar",) if language == "java" else ()
+    if not built(path, *needs):
+        pytest.skip(f"{path} is not built; run `serbench build`")
+    return path
+
+
+@pytest.fixture(scope="module")
+def rust() -> Path:
+    return node("rust")
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory) -> tuple[Path, list[int]]:
+    lines = (VECTORS / "part.jsonl").read_text().splitlines() * COPIES
+    path = tmp_path_factory.mktemp("netnodes") / "part.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path, [object_hash("part", json.loads(line)) for line in lines]
+
+
+def encoded(language: str, jsonl: Path, method: str) -> Path:
+    """The method's paged file of `jsonl`, written by the language's driver."""
+    base = jsonl.parent / f"part-{language}-{method}"
+    if not base.with_suffix(".index").exists():
+        with DriverProcess(language, node(language)) as driver:
+            response = driver.request("encode", model="part", method=method, variant="",
+                                      depth="", params={"input": str(jsonl), "output": str(base),
+                                                        "page_size": PAGE})
+            assert response["status"] == "ok", response
+    return base
+
+
+def fetch_cell(language, parts, tmp_path, method="handcoded", variant="disk", servers=2, n=60,
+               server=None, client=None, **extra) -> NetCell:
+    """A fetch whose file is written by `language`; servers and client run `language`'s nodes
+    unless named."""
+    jsonl, hashes = parts
+    count, total = set_checksum(hashes[:servers * n])
+    output = tmp_path / f"out-{method}-{variant}"
+    output.mkdir()
+    params = {"servers": servers, "n": n, "start": 0, "input": encoded(language, jsonl, method),
+              "output": output, "page_size": PAGE, "net_page_bytes": 2048,
+              "server_language": server or language, "client_language": client or language,
+              "expected": {"count": count, "sum": hex64(total)}, **extra}
+    return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
+                   repetitions=2, timeout_s=60)
+
+
+def check_fetch(run, cell, variant, scanner: str) -> None:
+    """Every repetition's counts and bytes; the client's files read back by `scanner`."""
+    assert len(run.reports) == 3
+    for reports in run.reports:
+        client = reports["client"]
+        assert client["objects"] == 120
+        assert client["total_ns"] >= client["io_ns"] > 0
+        assert client["total_ns"] == client["cpu_ns"] + client["io_ns"]
+        assert client["peak_rss_bytes"] > 0
+        assert client["bytes_received"] == sum(reports[s]["bytes_sent"]
+                                               for s in ("server0", "server1"))
+        assert [s["server"] for s in client["servers"]] == ["server0", "server1"]
+        assert all(s["frames"] >= 2 and s["objects"] == 60 for s in client["servers"])
+        assert (client["checksum"] is not None) == (variant == "decode")
+        if variant == "decode":
+            assert client["checksum"] == cell.params["expected"]
+        for server in ("server0", "server1"):
+            assert reports[server]["objects"] == 60
+    with DriverProcess(scanner, node(scanner)) as driver:
+        assert scan_problem(driver, cell, "materialize") is None
+
+
+@pytest.mark.parametrize("language", ["java", "cpp"])
+def test_info_lists_the_network_tasks_the_nodes_run(language):
+    with DriverProcess(language, node(language)) as driver:
+        assert set(driver.info()["net_tasks"]) == {"net_fetch", "net_aggregate",
+                                                   "net_sort_merge"}
+
+
+@pytest.mark.parametrize("language, method", cases(FETCH_METHODS))
+@pytest.mark.parametrize("variant", ["ram", "disk", "decode"])
+def test_every_fetch_variant_moves_exactly_the_objects(language, method, variant, parts,
+                                                       tmp_path):
+    cell = fetch_cell(language, parts, tmp_path, method, variant)
+    run = run_cell(Fetch(), cell, LocalPlacement(), {language: node(language)})
+    check_fetch(run, cell, variant, language)
+
+
+def test_inplace_ram_ships_the_stored_pages_as_they_are(parts, tmp_path):
+    """C++ inplace's native objects are their page bytes: `ram` sends exactly what `disk`
+    does."""
+    sent = {}
+    for variant in ("ram", "disk"):
+        cell = fetch_cell("cpp", parts, tmp_path, "inplace", variant)
+        run = run_cell(Fetch(), cell, LocalPlacement(), {"cpp": node("cpp")})
+        sent[variant] = [(r["server0"]["bytes_sent"], r["server1"]["bytes_sent"])
+                         for r in run.reports]
+        out = cell.params["output"]
+        sent[variant + "-files"] = [(out / f"server{i}.pages").read_bytes() for i in (0, 1)]
+    assert sent["ram"] == sent["disk"]
+    assert sent["ram-files"] == sent["disk-files"]
+
+
+def tree_cell(language: str, tmp_path: Path, method: str):
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 3}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
+        model="sparse", method=method, depth="materialize", language=language, page_size=PAGE,
+        net_page_bytes=4096, warmups=1, repetitions=2, timeout_s=60)
+    return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
+
+
+@pytest.mark.parametrize("language, method", cases(SUM_METHODS))
+def test_a_tree_sums_sparse_vectors_to_the_harness_total(language, method, tmp_path):
+    cell = tree_cell(language, tmp_path, method)
+    run = run_cell(Aggregate(), cell, LocalPlacement(), {language: node(language)})
+    for reports in run.reports:
+        assert reports["root0"]["checksum"] == cell.params["expected"]
+        assert reports["middle1"]["bytes_received"] > 0 and reports["middle1"]["bytes_sent"] > 0
+        assert reports["leaf3"]["bytes_received"] == 0
+    assert run.reports[-1]["root0"]["entries"] == cell.params["entries"] > 5000
+    with DriverProcess(language, node(language)) as driver:
+        assert Aggregate().read_back_problem(cell, driver, "materialize") is None
+
+
+def sort_cell(language, parts, tmp_path, method, n=28, reps=2):
+    jsonl, _ = parts
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
+        depth="materialize", language=language, page_size=PAGE, n=n, net_page_bytes=2048,
+        warmups=1 if reps > 1 else 0, repetitions=reps, timeout_s=60)
+    return SortMerge().net_cell(plan_cell, encoded(language, jsonl, method), None,
+                                tmp_path / "w")
+
+
+@pytest.mark.parametrize("language, method", cases(SORT_METHODS))
+def test_a_tree_sort_merge_outputs_every_object_in_total_order(language, method, parts,
+                                                               tmp_path):
+    cell = sort_cell(language, parts, tmp_path, method)
+    run = run_cell(SortMerge(), cell, LocalPlacement(), {language: node(language)})
+    for reports in run.reports:
+        root = reports["root0"]
+        assert root["objects"] == 7 * 28 == cell.params["expected"]["count"]
+        assert root["sequence"] == cell.params["expected"]["sum"]
+        assert reports["middle1"]["objects"] == 3 * 28
+        assert reports["leaf3"]["objects"] == 28 and reports["leaf3"]["bytes_received"] == 0
+    with DriverProcess(language, node(language)) as driver:
+        assert SortMerge().read_back_problem(cell, driver, "materialize") is None
+
+
+@pytest.mark.parametrize("language", ["java", "cpp"])
+def test_a_peer_speaking_another_method_is_refused_by_name(language, parts, tmp_path,
+                                                           monkeypatch):
+    cell = fetch_cell(language, parts, tmp_path, "handcoded", "disk")
+    real = cell_module.setup_message
+
+    def client_speaks_json(c, spec):
+        message = real(c, spec)
+        return {**message, "method": "json"} if spec.role == "client" else message
+
+    monkeypatch.setattr(cell_module, "setup_message", client_speaks_json)
+    placement = LocalPlacement()
+    with pytest.raises(NetFailure) as failure:
+        run_cell(Fetch(), cell, placement, {language: node(language)})
+    assert "speaks method 'json', this node speaks 'handcoded'" in str(failure.value)
+    assert placement.nodes == []
+
+
+@pytest.mark.parametrize("language", ["java", "cpp"])
+def test_a_server_killed_mid_run_fails_the_cell_naming_it(language, parts, tmp_path):
+    cell = fetch_cell(language, parts, tmp_path, "handcoded", "ram")
+    cell = NetCell(**{**cell.__dict__, "repetitions": 1_000_000})
+    placement = LocalPlacement()
+    killer = threading.Timer(KILL_AFTER_S[language], lambda: placement.nodes[1].proc.kill())
+    killer.start()
+    began = time.monotonic()
+    with pytest.raises(NetFailure) as failure:
+        run_cell(Fetch(), cell, placement, {language: node(language)})
+    killer.cancel()
+    assert time.monotonic() - began < 40
+    assert failure.value.node == "server1"
+    assert "node server1 died (killed by signal 9)" in str(failure.value)
+    assert placement.nodes == []
+
+
+def mixed_fetches() -> list[tuple[str, str, str, str]]:
+    """(server language, client language, method, variant), one side Rust."""
+    return [(language, "rust", *case) for language, sides in MIXED_FETCHES.items()
+            for case in sides["servers"]] + \
+           [("rust", language, *case) for language, sides in MIXED_FETCHES.items()
+            for case in sides["client"]]
+
+
+@pytest.mark.parametrize("server, client, method, variant", mixed_fetches())
+def test_a_mixed_fetch_moves_one_paged_format(server, client, method, variant, rust, parts,
+                                              tmp_path):
+    other = client if server == "rust" else server
+    cell = fetch_cell(other, parts, tmp_path, method, variant, server=server, client=client)
+    run = run_cell(Fetch(), cell, LocalPlacement(), {other: node(other), "rust": rust})
+    # the client's files read back through the servers' language's scan too
+    check_fetch(run, cell, variant, server)
+
+
+class MixedTree:
+    """A tree task whose leaves run `leaves`' nodes and the rest the cell's language."""
+
+    def __init__(self, task, leaves: str):
+        self.task, self.leaves = task, leaves
+
+    def __getattr__(self, name):
+        return getattr(self.task, name)
+
+    def nodes(self, cell):
+        return [replace(n, language=self.leaves) if n.name.startswith("leaf") else n
+                for n in self.task.nodes(cell)]
+
+
+@pytest.mark.parametrize("language", ["java", "cpp"])
+def test_a_mixed_tree_sums_and_sorts_across_languages(language, rust, parts, tmp_path):
+    """Rust leaves under the language's middle nodes and root: the same sum (in the fixed
+    order) and the same sorted sequence as the harness computes."""
+    drivers = {language: node(language), "rust": rust}
+    cell = tree_cell(language, tmp_path / "sum", "handcoded")
+    run = run_cell(MixedTree(Aggregate(), "rust"), cell, LocalPlacement(), drivers)
+    assert run.reports[-1]["root0"]["checksum"] == cell.params["expected"]
+    cell = sort_cell(language, parts, tmp_path, "json", n=20, reps=1)
+    run = run_cell(MixedTree(SortMerge(), "rust"), cell, LocalPlacement(), drivers)
+    assert run.reports[-1]["root0"]["sequence"] == cell.params["expected"]["sum"]
+
+
+# the methods of each language's plan test: fetch, aggregation, sort-merge
+PLAN_METHODS = {"java": (["handcoded", "json_gzip"], ["handcoded"], ["msgpack"]),
+                "cpp": (["handcoded", "inplace"], ["handcoded", "inplace"],
+                        ["msgpack", "inplace"])}
+NET_PLAN = """
+name = "net-nodes"
+[params]
+page_size = 256
+warmups = 1
+repetitions = 2
+timeout_s = 120
+servers = 2
+n = [1000]               # objects per server: capped at count / servers
+net_page_bytes = 65536
+network = "loopback"
+[[group]]
+tasks = ["net_fetch"]
+models = ["part"]
+methods = FETCH
+languages = ["LANGUAGE"]
+raw = false
+[[group]]
+tasks = ["net_aggregate"]
+dataset = "SPARSE"
+models = ["sparse"]
+methods = SUM
+languages = ["LANGUAGE"]
+[[group]]
+tasks = ["net_sort_merge"]
+models = ["tweet"]
+methods = SORT
+languages = ["LANGUAGE"]
+n = [2]
+"""
+
+
+@pytest.fixture
+def only_home(tmp_path: Path, monkeypatch):
+    """A private SERBENCH_HOME with golden-vector datasets, in which only `language`'s real
+    driver is found."""
+    def make(language: str) -> Path:
+        home = tmp_path / "home"
+        monkeypatch.setenv("SERBENCH_HOME", str(home))
+        monkeypatch.setattr(driver_module, "BUILD_PATHS",
+                            {lang: node(language) if lang == language else tmp_path / "none"
+                             for lang in LANGUAGES})
+        for lang in LANGUAGES:
+            monkeypatch.delenv(env_var(lang), raising=False)
+        make_dataset(home / "data" / "default", models=("part", "tweet"), copies=4)
+        return home
+    return make
+
+
+@pytest.mark.parametrize("language", ["java", "cpp"])
+def test_a_plan_runs_network_cells_that_all_verify(language, only_home, tmp_path):
+    home = only_home(language)
+    fetch, total, sort = PLAN_METHODS[language]
+    plan = tmp_path / "net.toml"
+    sparse = sparse_dataset(tmp_path / "sparse", 7, 200_000, 0.01)
+    plan.write_text(NET_PLAN.replace("LANGUAGE", language).replace("SPARSE", str(sparse))
+                    .replace("FETCH", json.dumps(fetch)).replace("SUM", json.dumps(total))
+                    .replace("SORT", json.dumps(sort)))
+    cli_ok("run", str(plan))
+    with Results(home / "results.duckdb") as results:
+        [run] = results.runs()
+        cells = results.cells(run["run_id"])
+    assert {c["status"] for c in cells} == {"ok"}, [(c["task"], c["method"], c["message"])
+                                                    for c in cells if c["status"] != "ok"]
+    assert {c["language"] for c in cells} == {language}
+    assert {c["task"] for c in cells} == {"net_fetch", "net_aggregate", "net_sort_merge"}
+    fetches = {(c["method"], c["setting"], c["n"]) for c in cells if c["task"] == "net_fetch"}
+    assert fetches == {(method, f"source={source} servers=2", 8) for method in fetch
+                       for source in ("ram", "disk", "decode")}
+    # like for like: a sort-merge cell records the root's sequence checksum
+    for c in cells:
+        assert [c["got_count"], c["got_sum"]] == [c["expected_count"], c["expected_sum"]]
