@@ -158,10 +158,14 @@ def _interrupt(signum, frame) -> None:
               help="seconds per driver request")
 @click.option("--page-size", type=click.IntRange(min=64), default=262144, show_default=True,
               help="page size of the files exchanged (small: objects span pages)")
-def verify_command(data_dir, languages, methods, models, timeout_s, page_size) -> None:
-    """Round trips of every method and the cross-language matrix (producer x consumer)."""
+@click.option("--network/--no-network", default=True, show_default=True,
+              help="the network matrix: every ordered pair of node languages per shared method")
+def verify_command(data_dir, languages, methods, models, timeout_s, page_size,
+                   network) -> None:
+    """Round trips of every method, the cross-language matrix (producer x consumer) and the
+    network matrix (sender x receiver)."""
     from .runner import driver_infos
-    from .verify import FAILED, verify
+    from .verify import FAILED, NET_STEPS, verify
 
     paths = find_drivers()
     if not paths:
@@ -171,14 +175,16 @@ def verify_command(data_dir, languages, methods, models, timeout_s, page_size) -
     with console.status("verifying") as status:
         checks = verify(paths, infos, data_dir or data_root() / "default", timeout_s=timeout_s,
                         languages=languages, methods=methods, models=models,
-                        page_size=page_size, on_check=lambda c: status.update(
+                        page_size=page_size, network=network, on_check=lambda c: status.update(
                             f"{c.language} {c.method or 'load'} {c.model} {c.step} {c.depth}"))
-    _verify_tables(checks, sorted(infos))
+    _verify_tables([c for c in checks if c.step not in NET_STEPS], sorted(infos))
+    _network_table([c for c in checks if c.step in NET_STEPS])
     failures = [c for c in checks if c.status == FAILED]
     for c in failures:
         variant = f" variant {c.variant}" if c.variant else ""
+        by = f"sent by {c.producer}" if c.step in NET_STEPS else f"file by {c.producer}"
         console.print(f"[red]failed[/] {c.language} {c.method or '-'} {c.model} {c.step} "
-                      f"{c.depth}{variant} (file by {c.producer}): {escape(c.message)}")
+                      f"{c.depth}{variant} ({by}): {escape(c.message)}")
     if failures:
         raise click.ClickException(f"{len(failures)} of {len(checks)} checks failed")
     console.print(f"[green]all {len(checks)} checks passed[/] (unsupported ones are not failures)")
@@ -219,6 +225,25 @@ def _verify_tables(checks, languages: list[str]) -> None:
                         and c.language == consumer]) for consumer in languages]
         matrix.add_row(method, model, producer, *cells, *scans)
     console.print(matrix)
+
+
+def _network_table(checks) -> None:
+    """Sender x receiver per shared method: a fetch with decode and a sort-merge tree."""
+    if not checks:
+        return
+    receivers = sorted({c.language for c in checks})
+    table = Table(title="network: the sender's nodes to the receiver's (fetch with decode, "
+                        "sort-merge tree)")
+    for column in ("method", "model", "sender"):
+        table.add_column(column)
+    for receiver in receivers:
+        table.add_column(f"fetch, sort-merge to {receiver}")
+    for method, model, sender in sorted({(c.method, c.model, c.producer) for c in checks}):
+        mine = [c for c in checks if (c.method, c.model, c.producer) == (method, model, sender)]
+        table.add_row(method, model, sender, *(_mark([c.status for c in mine
+                                                       if c.language == receiver])
+                                                for receiver in receivers))
+    console.print(table)
 
 
 @click.command("compare")

@@ -86,6 +86,10 @@ PROTOCOL_TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "m
 # tasks whose cells span several node processes (PROTOCOL.md 10): `info.net_tasks`
 NET_TASKS = ("net_fetch", "net_aggregate", "net_sort_merge")
 NET_FETCH_SOURCES = ("ram", "disk", "decode")
+# the roles of each network task's nodes, in the order a cell's setting names them; a group's
+# `roles` gives some of them another language than the cell's (shared methods only)
+NET_ROLES = {"net_fetch": ("server", "client"), "net_aggregate": ("leaf", "middle", "root"),
+             "net_sort_merge": ("leaf", "middle", "root")}
 # the nodes' links: loopback (no namespaces), none (namespaces, unshaped veth) or a tbf rate
 NETWORK = re.compile(r"^(loopback|none|\d+(\.\d+)?(kbit|mbit|gbit))$")
 DEFAULT_TASKS = ("write", "read_seq", "read_rand")
@@ -151,6 +155,7 @@ class Group:
     depths: tuple[str, ...] | None
     variants: tuple[str, ...] | None
     params: Params
+    roles: tuple[tuple[str, str], ...] = ()  # (role, language): network nodes' languages
 
 
 @dataclass(frozen=True)
@@ -204,6 +209,11 @@ class Cell:
     @property
     def settings(self) -> dict:
         return setting_values(self.setting)
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """The network roles whose nodes run another language than the cell's."""
+        return parse_roles(self.settings.get("roles", ""))
 
     @property
     def group_key(self) -> tuple:
@@ -385,7 +395,7 @@ class _Checker:
     def group(self, raw, number: int, defaults: Params) -> Group:
         where = f"group[{number}]"
         table = self.table(raw, where)
-        self.keys(table, where, set(GROUP_LISTS) | set(PARAM_TYPES))
+        self.keys(table, where, set(GROUP_LISTS) | set(PARAM_TYPES) | {"roles"})
         if "tasks" not in table:
             raise self.error(f"{where}.tasks", "required")
         lists = {key: self.id_list(table.get(key, "*"), f"{where}.{key}", known)
@@ -408,7 +418,25 @@ class _Checker:
             raise self.error(f"{where}.floor_rounds",
                              f"{params.floor_rounds} rounds cannot share {params.repetitions} "
                              "repetitions: give at most one round per repetition")
-        return Group(number, tasks, params=params, **lists)
+        roles = self.roles(table["roles"], f"{where}.roles", tasks) if "roles" in table else ()
+        return Group(number, tasks, params=params, roles=roles, **lists)
+
+    def roles(self, value, path: str, tasks: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """`{role = "language"}` for the group's network tasks, in the tasks' role order."""
+        table = self.table(value, path)
+        others = [t for t in tasks if t not in NET_ROLES]
+        if others:
+            raise self.error(path, f"gives network nodes their languages; {', '.join(others)} "
+                                   "runs no nodes: put it in a group of its own")
+        known = tuple(dict.fromkeys(role for task in tasks for role in NET_ROLES[task]))
+        for role, language in table.items():
+            if role not in known:
+                raise self.error(path, f"unknown role {role!r}; the roles of "
+                                       f"{', '.join(tasks)}: {', '.join(known)}")
+            if language not in LANGUAGES:
+                raise self.error(f"{path}.{role}", f"unknown language {language!r}; known: "
+                                                   f"{', '.join(LANGUAGES)}")
+        return tuple((role, table[role]) for role in known if role in table)
 
     def check_sort_budget(self, params: Params, where: str) -> None:
         """A merge holds a page of each of two runs and of its output (PROTOCOL.md 5.2); a
@@ -485,6 +513,7 @@ def expand(plan: Plan, infos: dict[str, dict], count: Counter, data_root: Path,
     for group in plan.groups:
         if strict:
             _check_offered(plan, group, [infos[lang] for lang in languages[group.number]])
+            _check_roles(plan, group, infos)
     for group in plan.groups:
         for language in languages[group.number]:
             for model in group.models or MODELS:
@@ -531,6 +560,24 @@ def _check_offered(plan: Plan, group: Group, infos: list[dict]) -> None:
                 f"({languages}; offered: {', '.join(sorted(known - {''})) or 'none'})")
 
 
+def _check_roles(plan: Plan, group: Group, infos: dict[str, dict]) -> None:
+    """A role's language must have a driver whose nodes run the group's tasks that have the
+    role and that offers every method the group names (the same id: a shared format)."""
+    for role, language in group.roles:
+        where = f"{plan.source}: {_line_of(plan.toml, group.number, 'roles')}" \
+                f"group[{group.number}].roles.{role}"
+        info = infos.get(language)
+        if info is None:
+            raise PlanError(f"{where}: no {language} driver found; run `serbench build`")
+        for task in (t for t in group.tasks if role in NET_ROLES[t]):
+            if task not in info.get("net_tasks", ()):
+                raise PlanError(f"{where}: the {language} driver's nodes do not run {task}")
+        lacking = [m for m in group.methods or () if m not in info["methods"]]
+        if lacking:
+            raise PlanError(f"{where}: the {language} driver has no {', '.join(lacking)}; only "
+                            f"methods both languages offer (shared formats) mix languages")
+
+
 def _line_of(toml: str, number: int, key: str) -> str:
     """`line L: ` of `key` inside the number-th [[group]], or "" when it cannot be found."""
     groups = 0
@@ -570,7 +617,7 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
         variants = group.variants or ("", *info["methods"].get(method, {}).get("variants", ()))
         for task in group.tasks:
             if task in NET_TASKS:
-                _expand_net(ex, group, cell, task, model, method,
+                _expand_net(ex, group, cell, language, task, model, method,
                             why or _task_unsupported(info, task), offered, count)
                 continue
             task_why = why or _task_unsupported(info, task)
@@ -596,13 +643,18 @@ def _write_floor(info: dict) -> tuple[str, ...]:
     return ("write",) if "write" in info["methods"].get(RAW, {}).get("floors", ()) else ()
 
 
-def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, method: str,
-                why: str | None, offered: tuple[str, ...], count: int) -> None:
+def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, model: str,
+                method: str, why: str | None, offered: tuple[str, ...], count: int) -> None:
     """net_fetch: one cell per source and n (objects per server, capped so every server has
     its own objects); `decode` at each depth read, the others decode nothing. net_aggregate:
     one cell per density (the dataset's own vectors without `densities`), every node decoding
-    its children's vectors."""
+    its children's vectors. The group's roles of another language are named in the setting
+    (`roles=server:java`), so a mixed cell is told apart from the language's own."""
     p = group.params
+    roles = _cell_roles(group, task, language, p.tree_depth)
+    if roles:
+        why = why or _roles_unsupported(ex.infos, roles, task, method, model)
+    named = f" roles={format_roles(roles)}" if roles else ""
     if task == "net_aggregate":
         nodes = 2 ** p.tree_depth - 1
         why = (why or (model != "sparse" and "net_aggregate sums sparse vectors")
@@ -610,7 +662,8 @@ def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, metho
                or (count < nodes and f"the tree's {nodes} nodes need {nodes} sparse vectors, "
                                      f"the dataset holds {count}"))
         for density in p.densities or (None,):
-            setting = f"tree_depth={p.tree_depth}" + (f" density={density:g}" if density else "")
+            setting = (f"tree_depth={p.tree_depth}" + (f" density={density:g}" if density else "")
+                       + named)
             made = cell(task, method, "materialize", "", 1, setting, 1, why or None)
             ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
         return
@@ -618,8 +671,8 @@ def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, metho
         nodes = 2 ** p.tree_depth - 1
         why = why or ("materialize" not in offered and f"{method} does not materialize")
         for n in sorted({min(n, count // nodes) for n in p.n}) if count >= nodes else []:
-            made = cell(task, method, "materialize", "", n, f"tree_depth={p.tree_depth}", 1,
-                        why or None)
+            made = cell(task, method, "materialize", "", n, f"tree_depth={p.tree_depth}{named}",
+                        1, why or None)
             ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
         return
     per_server = count // p.servers
@@ -628,11 +681,65 @@ def _expand_net(ex: _Expansion, group: Group, cell, task: str, model: str, metho
         depths = (group.depths or offered[:1] or ("",)) if source == "decode" else ("",)
         for depth in depths:
             depth_why = why or (depth and depth not in offered
-                                and f"{method} does not read at depth {depth}")
+                                and f"{method} does not read at depth {depth}") \
+                or (depth and _client_depth_unsupported(ex.infos, roles, method, depth))
             for n in ns:
-                made = cell(task, method, depth, "", n, f"source={source} servers={p.servers}",
-                            1, depth_why or None)
+                made = cell(task, method, depth, "", n,
+                            f"source={source} servers={p.servers}{named}", 1, depth_why or None)
                 ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+
+
+def _cell_roles(group: Group, task: str, language: str, tree_depth: int) -> dict[str, str]:
+    """The group's roles this task's cell has (a tree of depth 2 has no middle nodes) whose
+    language is not the cell's own."""
+    present = NET_ROLES[task] if task == "net_fetch" else tree_kinds(tree_depth)
+    return {role: lang for role, lang in group.roles if role in present and lang != language}
+
+
+def role_flow(task: str, tree_depth: int) -> list[tuple[str, str]]:
+    """(sending role, receiving role) of every kind of link a task's cell has."""
+    if task == "net_fetch":
+        return [("server", "client")]
+    kinds = tree_kinds(tree_depth)
+    return list(zip(kinds, kinds[1:]))
+
+
+def tree_kinds(depth: int) -> tuple[str, ...]:
+    return ("root",) if depth == 1 else ("leaf", "root") if depth == 2 else NET_ROLES[
+        "net_aggregate"]
+
+
+def _roles_unsupported(infos: dict[str, dict], roles: dict[str, str], task: str, method: str,
+                       model: str) -> str | None:
+    for role, language in roles.items():
+        info = infos.get(language)
+        if info is None:
+            return f"{role}: no {language} driver"
+        if task not in info.get("net_tasks", ()):
+            return f"{role}: the {language} driver's nodes do not run task {task}"
+        spec = info["methods"].get(method)
+        if spec is None:
+            return f"{role}: {method} is not shared with {language} (it has no {method})"
+        if model not in spec["models"]:
+            return f"{role}: {language} {method} does not support model {model}"
+    return None
+
+
+def _client_depth_unsupported(infos: dict[str, dict], roles: dict[str, str], method: str,
+                              depth: str) -> str | None:
+    client = roles.get("client")
+    if client and depth not in infos[client]["methods"][method]["depths"]:
+        return f"client: {client} {method} does not read at depth {depth}"
+    return None
+
+
+def format_roles(roles: dict[str, str]) -> str:
+    """`{"server": "java"}` as a setting's value, `server:java` (comma-separated)."""
+    return ",".join(f"{role}:{language}" for role, language in roles.items())
+
+
+def parse_roles(value: str) -> dict[str, str]:
+    return dict(item.split(":", 1) for item in value.split(",")) if value else {}
 
 
 def _task_points(task: str, model: str, p: Params, ns: tuple[int, ...],

@@ -43,7 +43,7 @@ from .plan import RAW, Cell, Plan, expand, summary
 from . import steady
 from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id, record_process
-from .tasks import TASKS
+from .tasks import PROOFS, TASKS
 
 HEX_SUM = re.compile(r"[0-9a-f]{16}")  # u64 sums travel as 16 lowercase hex digits
 
@@ -434,10 +434,11 @@ class Runner:
             self.listener.start(todo[0])
             driver = self.new_driver(todo[0].language, todo[0])
             verdict = {} if todo[0].method == RAW else self.verify_group(driver, todo)
+            blocked = {} if "*" in verdict else self.prove_group(driver, todo)
             for cell in todo:
                 self.listener.start(cell)
                 result = (verdict.get(cell.depth) or verdict.get("*")
-                          or verdict.get(("variant", cell.variant)))
+                          or verdict.get(("variant", cell.variant)) or blocked.get(cell))
                 if result is None:
                     if not driver.alive:  # the previous cell killed it: a fresh one, no leaks
                         driver.close()
@@ -503,6 +504,14 @@ class Runner:
                     verdict[("variant", variant)] = outcome
                     break
         return verdict
+
+    def prove_group(self, driver: DriverProcess, cells: list[Cell]) -> dict[Cell, CellResult]:
+        """The cells the tasks' group proofs block (e.g. a language pair of network nodes
+        that does not understand itself), with why."""
+        blocked = {}
+        for prove in PROOFS:
+            blocked |= prove(self, driver, cells)
+        return blocked
 
     def roundtrip(self, driver: DriverProcess, cell: Cell, depth: str, variant: str,
                   sample: Sample) -> CellResult | None:

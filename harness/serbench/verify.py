@@ -7,6 +7,11 @@ it lists, then `encode` to a temporary paged file which every driver offering th
 with `scan` at each of its depths, and every driver reads with its `raw` floor. Every checksum
 must equal the dataset manifest's, the floor's the harness's own reading of the file
 (paged.raw_checksum); unsupported is reported as such and is not a failure.
+
+The network matrix (`network=True`): for every method the nodes of two or more languages
+share, one model's file moved between every ordered pair of those languages, on loopback: a
+fetch with decode (sender's server, receiver's client) and a sort-merge tree (sender's
+leaves under the receiver's node), each checked against the dataset (network/proof.py).
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from .checksum import hex64, set_checksum
+from .network.proof import Pair, Source, prove_fetches, prove_trees
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess
 from .paged import PagedError, raw_checksum
@@ -32,9 +38,10 @@ class Check:
     language: str  # the driver that did the step (for scan: the consumer)
     model: str
     method: str  # "" for load
-    step: str  # load | roundtrip | encode | scan | floor
+    step: str  # load | roundtrip | encode | scan | floor | net_fetch | net_sort_merge
     depth: str
-    producer: str  # for scan and floor: who wrote the file; else the language itself
+    producer: str  # for scan and floor: who wrote the file; for net_*: who sent; else the
+    # language itself
     status: str
     message: str = ""
     variant: str = ""  # roundtrip: the variant checked ("" = the default)
@@ -62,7 +69,7 @@ class Drivers:
 def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
            timeout_s: float = 600.0, languages: tuple[str, ...] = (),
            methods: tuple[str, ...] = (), models: tuple[str, ...] = (),
-           page_size: int = PAGE_SIZE, files: Path | None = None,
+           page_size: int = PAGE_SIZE, files: Path | None = None, network: bool = True,
            on_check: Callable[[Check], None] = lambda check: None) -> list[Check]:
     """Every check; the encoded files go to `files`/<language>/<method>/<model> when given
     (kept, e.g. to compare producers' bytes), else to a temporary directory."""
@@ -92,6 +99,12 @@ def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
                                                         data_dir, manifest, Path(tmp),
                                                         page_size):
                                 add(check)
+            if network:
+                nodes = [lang for lang in _node_languages(infos)
+                         if not languages or lang in languages]
+                for check in _network_checks(paths, infos, nodes, data_dir, manifests,
+                                             checks, methods, Path(tmp), page_size):
+                    add(check)
     finally:
         drivers.close()
     return checks
@@ -235,3 +248,46 @@ def _floor(drivers: Drivers, infos: dict[str, dict], consumer: str, producer: st
                               params={"input": str(base), "n": manifest.count, "start": 0,
                                       "cold": False, "warmups": 0, "repetitions": 1})
     return Check(consumer, model, method, "floor", "", producer, status, message)
+
+
+NET_STEPS = ("net_fetch", "net_sort_merge")
+
+
+def _node_languages(infos: dict[str, dict]) -> list[str]:
+    return sorted(lang for lang, info in infos.items()
+                  if set(NET_STEPS) <= set(info.get("net_tasks", ())))
+
+
+def _network_checks(paths: dict[str, Path], infos: dict[str, dict], nodes: list[str],
+                    data_dir: Path, manifests: dict[str, Manifest], done: list[Check],
+                    methods: tuple[str, ...], tmp: Path, page_size: int) -> list[Check]:
+    """Every ordered pair of node languages sharing a method, over one model's file of it
+    (one a first language encoded above): a fetch and a sort-merge tree per pair."""
+    checks = []
+    for method in sorted({m for lang in nodes for m in infos[lang]["methods"]} - {RAW}):
+        if methods and method not in methods:
+            continue
+        sharing = [lang for lang in nodes if method in infos[lang]["methods"]]
+        model = _shared_model(infos, sharing, method, manifests) if len(sharing) > 1 else None
+        encoded = [c.language for c in done if (c.step, c.method, c.model, c.status) ==
+                   ("encode", method, model, OK) and c.language in sharing]
+        if not encoded:
+            continue
+        source = Source(data_dir, model, method, tmp / encoded[0] / method / model, page_size,
+                        file_hashes(data_dir, model))
+        work = tmp / "net" / method
+        pairs = {Pair(a, b) for a in sharing for b in sharing if a != b}
+        for step, outcome in (("net_fetch", prove_fetches(source, pairs, paths, work)),
+                              ("net_sort_merge", prove_trees(source, sharing, paths, work))):
+            checks += [Check(pair.receiver, model, method, step, "materialize", pair.sender,
+                             FAILED if problem else OK, problem or "")
+                       for pair, problem in sorted(outcome.items(), key=lambda i: str(i[0]))]
+    return checks
+
+
+def _shared_model(infos: dict[str, dict], languages: list[str], method: str,
+                  manifests: dict[str, Manifest]) -> str | None:
+    """The model the matrix moves: part when every language offers it, else the first
+    such one (every model has a total order: the sort-merge's)."""
+    return next((m for m in ("part", *sorted(manifests)) if m in manifests and all(
+        m in infos[lang]["methods"][method]["models"] for lang in languages)), None)

@@ -18,27 +18,42 @@ from ..checksum import MASK, hex64, object_hash
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..paths import file_key
+from ..plan import parse_roles
 from .cell import NetCell, NodeSpec
 
 ID = "net_aggregate"
 DEFAULT_DEPTH = 3  # 7 nodes: 4 leaves, 2 middle, 1 root, as in the studies
 
 
+def kind(i: int, count: int) -> str:
+    """Node i's role in the plan's `roles`: root, middle or leaf."""
+    return "root" if i == 0 else "middle" if 2 * i + 1 < count else "leaf"
+
+
 def names(count: int) -> list[str]:
-    def kind(i: int) -> str:
-        return "root" if i == 0 else "middle" if 2 * i + 1 < count else "leaf"
-    return [f"{kind(i)}{i}" for i in range(count)]
+    return [f"{kind(i, count)}{i}" for i in range(count)]
+
+
+def kind_languages(cell) -> dict[str, str]:
+    """The language of each kind of tree node: the plan cell's, unless its roles name
+    another."""
+    roles = parse_roles(cell.settings.get("roles", ""))
+    return {k: roles.get(k, cell.language) for k in ("leaf", "middle", "root")}
 
 
 def children(i: int, count: int) -> list[int]:
     return [c for c in (2 * i + 1, 2 * i + 2) if c < count]
 
 
-def tree_nodes(count: int, language: str, params_of) -> list[NodeSpec]:
-    """Role `tree` for node i of `count`: it dials its parent, accepts its children;
-    `params_of(i, name)` gives its setup params."""
+def tree_nodes(count: int, languages: dict[str, str], params_of,
+               node_languages: list[str] | None = None) -> list[NodeSpec]:
+    """Role `tree` for node i of `count`, running its kind's language (or node i's own, when
+    given: a proof's tree): it dials its parent, accepts its children; `params_of(i, name)`
+    gives its setup params."""
     named = names(count)
-    return [NodeSpec(name, "tree", language, params_of(i, name),
+    language = (lambda i: node_languages[i]) if node_languages else \
+        (lambda i: languages[kind(i, count)])
+    return [NodeSpec(name, "tree", language(i), params_of(i, name),
                      (named[(i - 1) // 2],) if i else (), len(children(i, count)))
             for i, name in enumerate(named)]
 
@@ -53,7 +68,7 @@ class Aggregate:
             params = {"input": str(Path(p["inputs"]) / f"{name}.jsonl"),
                       "page_size": p["page_size"], "net_page_bytes": p["net_page_bytes"]}
             return {**params, "output": str(p["output"])} if i == 0 else params
-        return tree_nodes(p["nodes"], p["language"], params_of)
+        return tree_nodes(p["nodes"], p["languages"], params_of)
 
     def timing_node(self, cell: NetCell) -> str:
         return names(cell.params["nodes"])[0]
@@ -75,7 +90,8 @@ class Aggregate:
         source = data_path(cell.dataset_dir, cell.model)
         vectors = split_inputs(source, names(count), inputs, float(density) if density else None)
         expected = expected_sum(vectors, (file_key(source), count, density))
-        params = {"nodes": count, "inputs": inputs, "output": output, "language": cell.language,
+        params = {"nodes": count, "inputs": inputs, "output": output,
+                  "languages": kind_languages(cell),
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
                   **expected}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,

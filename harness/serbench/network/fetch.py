@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..driver import DriverProcess
+from ..plan import parse_roles
 from .cell import NetCell, NodeSpec
 
 ID = "net_fetch"
@@ -26,7 +27,9 @@ class Fetch:
         p = cell.params
         servers = server_names(p["servers"])
         common = {k: p[k] for k in ("peer_timeout_ms", "net_page_bytes") if k in p}
-        specs = [NodeSpec(name, "server", p["server_language"],
+        # a proof of several pairs gives each server its own language
+        languages = p.get("server_languages") or [p["server_language"]] * len(servers)
+        specs = [NodeSpec(name, "server", languages[i],
                           {"input": str(p["input"]), "start": p["start"] + i * p["n"], "n": p["n"],
                            **common}, accept=1)
                  for i, name in enumerate(servers)]
@@ -91,16 +94,19 @@ def scan_problem(driver: DriverProcess, cell: NetCell, depth: str) -> str | None
 
 
 def _net_cell(cell, base: Path, hashes, work: Path) -> NetCell:
-    """The plan cell's nodes: servers of the cell's language over its method's file, objects
-    `i*n ..` each, and a client writing into `work`."""
+    """The plan cell's nodes: servers over its language's file of its method, objects `i*n ..`
+    each, and a client writing into `work`; both of the cell's language unless its roles
+    name another."""
     settings = cell.settings
     servers = settings["servers"]
+    roles = parse_roles(settings.get("roles", ""))
     count, total = 0, 0
     for i in range(servers * cell.n):
         count, total = count + 1, (total + hashes[i]) & 0xFFFF_FFFF_FFFF_FFFF
     params = {"servers": servers, "n": cell.n, "start": 0, "input": base, "output": work,
               "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
-              "server_language": cell.language, "client_language": cell.language,
+              "server_language": roles.get("server", cell.language),
+              "client_language": roles.get("client", cell.language),
               "expected": {"count": count, "sum": f"{total:016x}"}}
     return NetCell(ID, cell.model, cell.method, settings["source"], cell.depth, params,
                    cell.warmups, cell.repetitions, cell.timeout_s)

@@ -15,7 +15,7 @@ from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..order import sort_key
 from ..paths import file_key
-from .aggregate import names, tree_nodes
+from .aggregate import kind_languages, names, tree_nodes
 from .cell import NetCell, NodeSpec
 
 ID = "net_sort_merge"
@@ -31,7 +31,7 @@ class SortMerge:
             params = {"input": str(p["input"]), "start": i * p["n"], "n": p["n"],
                       "net_page_bytes": p["net_page_bytes"]}
             return {**params, "output": str(p["output"])} if i == 0 else params
-        return tree_nodes(p["nodes"], p["language"], params_of)
+        return tree_nodes(p["nodes"], p["languages"], params_of, p.get("node_languages"))
 
     def timing_node(self, cell: NetCell) -> str:
         return names(cell.params["nodes"])[0]
@@ -52,7 +52,7 @@ class SortMerge:
         output = work / "output"
         output.mkdir(parents=True, exist_ok=True)
         params = {"nodes": count, "n": cell.n, "input": base, "output": output,
-                  "language": cell.language, "page_size": cell.page_size,
+                  "languages": kind_languages(cell), "page_size": cell.page_size,
                   "net_page_bytes": cell.net_page_bytes,
                   "expected": sorted_expectation(data_path(cell.dataset_dir, cell.model),
                                                  cell.model, total)}

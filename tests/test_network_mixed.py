@@ -1,0 +1,172 @@
+"""Mixed-language network cells (issue 17 point 2): a plan's `roles` give a network group's
+roles their languages, refused before anything runs when a role's driver lacks the task or
+method; the runner proves every language pair a group uses with a small fetch before timing
+and fails the cells of a pair that does not understand itself, naming it; a real mixed
+sort-merge (Java leaves, C++ middle nodes, a Rust root) runs through the runner to ok; and
+`serbench verify`'s network matrix proves every ordered pair of node languages."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from serbench import driver as driver_module
+from serbench.driver import BUILD_PATHS, LANGUAGES, env_var
+from serbench.network import cell as cell_module
+from serbench.plan import PlanError, expand, parse_plan
+from serbench.results import Results
+
+from fake_driver import make_dataset
+from test_end_to_end import cli_ok
+from test_network_nodes import node
+from test_plan import info
+
+MIXED_PLAN = """
+name = "mixed"
+[params]
+page_size = 256
+warmups = 0
+repetitions = 1
+timeout_s = 120
+servers = 2
+n = [1000]
+net_page_bytes = 65536
+network = "loopback"
+[[group]]
+tasks = ["net_sort_merge"]
+models = ["part"]
+methods = ["msgpack"]
+languages = ["rust"]
+roles = {leaf = "java", middle = "cpp"}
+n = [2]
+"""
+
+
+def parsed(group: str) -> "Plan":  # noqa: F821
+    return parse_plan(f"[[group]]\n{group}\n", "p.toml", "p")
+
+
+def test_roles_are_parsed_in_the_tasks_role_order():
+    plan = parsed('tasks = ["net_sort_merge"]\nroles = {root = "rust", leaf = "java"}')
+    assert plan.groups[0].roles == (("leaf", "java"), ("root", "rust"))
+    fetch = parsed('tasks = ["net_fetch"]\nroles = {client = "cpp", server = "java"}')
+    assert fetch.groups[0].roles == (("server", "java"), ("client", "cpp"))
+
+
+@pytest.mark.parametrize("group, problem", [
+    ('tasks = ["net_fetch"]\nroles = {leaf = "java"}',
+     r"group\[1\].roles: unknown role 'leaf'; the roles of net_fetch: server, client"),
+    ('tasks = ["net_fetch"]\nroles = {server = "go"}',
+     r"group\[1\].roles.server: unknown language 'go'"),
+    ('tasks = ["net_fetch", "write"]\nroles = {server = "java"}',
+     r"group\[1\].roles: .*write runs no nodes"),
+    ('tasks = ["net_fetch"]\nroles = "java"', r"group\[1\].roles: must be a table"),
+])
+def test_impossible_roles_are_refused_by_name(group, problem):
+    with pytest.raises(PlanError, match=problem):
+        parsed(group)
+
+
+def infos(java_net_tasks=("net_fetch",)) -> dict:
+    spec = {"depths": ["materialize"], "variants": [], "models": ["part"]}
+    made = {lang: info(lang, {m: spec for m in methods}) for lang, methods in
+            (("rust", ("handcoded", "json", "rkyv")), ("java", ("handcoded", "json")))}
+    for lang, tasks in (("rust", ("net_fetch", "net_sort_merge")), ("java", java_net_tasks)):
+        made[lang]["net_tasks"] = list(tasks)
+    return made
+
+
+def expanded(group: str, **kwargs) -> list:
+    plan = parse_plan(f"[params]\nn = [4]\n[[group]]\n{group}\n", "p.toml", "p")
+    return expand(plan, kwargs.get("infos") or infos(), lambda d, m: 100, Path("/data"))
+
+
+def test_a_role_whose_driver_lacks_the_task_or_method_is_refused_naming_the_line():
+    with pytest.raises(PlanError, match=r"p.toml: line 7: group\[1\].roles.leaf: the java "
+                                        r"driver's nodes do not run net_sort_merge"):
+        expanded('tasks = ["net_sort_merge"]\nmodels = ["part"]\nlanguages = ["rust"]\n'
+                 'roles = {leaf = "java"}')
+    with pytest.raises(PlanError, match=r"line 7: group\[1\].roles.server: the java driver has "
+                                        r"no rkyv; only methods both languages offer"):
+        expanded('tasks = ["net_fetch"]\nmodels = ["part"]\nmethods = ["rkyv"]\n'
+                 'roles = {server = "java"}')
+    with pytest.raises(PlanError, match=r"roles.client: no cpp driver found"):
+        expanded('tasks = ["net_fetch"]\nroles = {client = "cpp"}')
+
+
+def test_mixed_cells_name_their_roles_and_only_shared_methods_mix():
+    cells = expanded('tasks = ["net_fetch"]\nmodels = ["part"]\nlanguages = ["rust", "java"]\n'
+                     'sources = ["decode"]\nroles = {server = "java"}')
+    by = {(c.language, c.method): c for c in cells}
+    # the Java cell's servers are its own: no roles; the Rust cell's are Java's
+    assert by["java", "json"].setting == "source=decode servers=4"
+    assert by["rust", "json"].setting == "source=decode servers=4 roles=server:java"
+    assert by["rust", "json"].roles == {"server": "java"} and not by["rust", "json"].unsupported
+    # "*" methods: one Java lacks is not mixed but unsupported, with the reason
+    assert "rkyv is not shared with java" in by["rust", "rkyv"].unsupported
+    trees = expanded('tasks = ["net_sort_merge"]\nmodels = ["part"]\nlanguages = ["rust"]\n'
+                     'methods = ["json"]\ntree_depth = 2\n'
+                     'roles = {leaf = "rust", middle = "java", root = "java"}',
+                     infos=infos(("net_fetch", "net_sort_merge")))
+    # a tree of depth 2 has no middle nodes; a role of the cell's own language is no mix
+    assert [c.setting for c in trees] == ["tree_depth=2 roles=root:java"]
+
+
+def test_the_pairs_a_cell_uses_follow_its_links():
+    from serbench.tasks.network import pairs_of
+    from serbench.network.proof import Pair
+    tree, fetch = (expanded(g, infos=infos(("net_fetch", "net_sort_merge")))[0] for g in (
+        'tasks = ["net_sort_merge"]\nmodels = ["part"]\nlanguages = ["rust"]\n'
+        'methods = ["json"]\nroles = {leaf = "java"}',
+        'tasks = ["net_fetch"]\nmodels = ["part"]\nlanguages = ["rust"]\nmethods = ["json"]\n'
+        'sources = ["ram"]\nroles = {client = "java"}'))
+    assert pairs_of(tree) == {Pair("java", "rust")}  # leaves under Rust middle nodes
+    assert pairs_of(fetch) == {Pair("rust", "java")}
+
+
+@pytest.fixture
+def mixed_home(tmp_path: Path, monkeypatch) -> Path:
+    """A private SERBENCH_HOME with golden-vector datasets and every real driver."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("SERBENCH_HOME", str(home))
+    monkeypatch.setattr(driver_module, "BUILD_PATHS", {lang: node(lang) for lang in LANGUAGES})
+    for lang in LANGUAGES:
+        monkeypatch.delenv(env_var(lang), raising=False)
+    make_dataset(home / "data" / "default", models=("part",), copies=4)
+    return home
+
+
+def run_cells(home: Path, tmp_path: Path, plan_text: str) -> list[dict]:
+    plan = tmp_path / "mixed.toml"
+    plan.write_text(plan_text)
+    cli_ok("run", str(plan))
+    with Results(home / "results.duckdb") as results:
+        [run] = results.runs()
+        return results.cells(run["run_id"])
+
+
+def test_a_mixed_sort_merge_runs_through_the_runner_to_ok(mixed_home, tmp_path):
+    [cell] = run_cells(mixed_home, tmp_path, MIXED_PLAN)
+    assert cell["status"] == "ok", cell["message"]
+    assert cell["setting"] == "tree_depth=3 roles=leaf:java,middle:cpp"
+    assert [cell["got_count"], cell["got_sum"]] == [cell["expected_count"], cell["expected_sum"]]
+    markdown = next(Path(w) for w in cli_ok("report").split() if w.endswith(".md")).read_text()
+    assert "roles=leaf:java,middle:cpp" in markdown
+
+
+def test_a_pair_that_fails_its_proof_fails_its_cells_untimed_naming_it(mixed_home, tmp_path,
+                                                                       monkeypatch):
+    real = cell_module.setup_message
+
+    def java_speaks_json(cell, spec):  # a broken Java node: another method on the wire
+        message = real(cell, spec)
+        return {**message, "method": "json"} if spec.language == "java" else message
+
+    monkeypatch.setattr(cell_module, "setup_message", java_speaks_json)
+    cells = run_cells(mixed_home, tmp_path, MIXED_PLAN.replace(
+        'roles = {leaf = "java", middle = "cpp"}', 'roles = {middle = "java"}'))
+    [cell] = cells
+    assert cell["status"] == "failed"
+    assert "the java → rust msgpack pair failed its proof before timing" in cell["message"]
+    assert "node server0" in cell["message"] and "not 'json'" in cell["message"]
