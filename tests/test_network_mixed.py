@@ -170,3 +170,36 @@ def test_a_pair_that_fails_its_proof_fails_its_cells_untimed_naming_it(mixed_hom
     assert cell["status"] == "failed"
     assert "the java → rust msgpack pair failed its proof before timing" in cell["message"]
     assert "node server0" in cell["message"] and "not 'json'" in cell["message"]
+
+
+def test_verify_proves_every_ordered_pair_of_node_languages(mixed_home):
+    from serbench.runner import driver_infos
+    from serbench.verify import NET_STEPS, verify
+    paths = driver_module.find_drivers()
+    checks = verify(paths, driver_infos(paths), mixed_home / "data" / "default",
+                    methods=("json",), models=("part",))
+    network = {(c.step, c.producer, c.language): c.status for c in checks if c.step in NET_STEPS}
+    assert network == {(step, a, b): "ok" for step in NET_STEPS for a in LANGUAGES
+                       for b in LANGUAGES if a != b}
+
+
+def test_verify_names_the_pair_whose_sender_is_broken(mixed_home, monkeypatch):
+    from click.testing import CliRunner
+    from serbench.cli import cli
+    real = cell_module.setup_message
+
+    def java_sends_json(cell, spec):  # Java's sending nodes only: servers and leaves
+        message = real(cell, spec)
+        sends = spec.role == "server" or spec.name.startswith("leaf")
+        return {**message, "method": "json"} if spec.language == "java" and sends else message
+
+    monkeypatch.setattr(cell_module, "setup_message", java_sends_json)
+    result = CliRunner().invoke(cli, ["verify", "--method", "msgpack", "--model", "part",
+                                      "--language", "java", "--language", "rust"])
+    assert result.exit_code == 1, result.output
+    failed = [line.split(":")[0] for line in result.output.splitlines()
+              if line.startswith("failed ") and "(sent by" in line]
+    assert failed == [
+        "failed rust msgpack part net_fetch materialize (sent by java)",
+        "failed rust msgpack part net_sort_merge materialize (sent by java)"]
+    assert "2 of" in result.output and "checks failed" in result.output
