@@ -61,6 +61,9 @@ methods = "*"                     # "*" = every method the driver's info offers
 languages = "*"                   # "*" = every driver found
 depths = "*"                      # "*" = every depth the method offers
 variants = "*"                    # "*" = the default variant "" and every listed variant
+roles = {server = "java"}         # network tasks: the language of a role's nodes (net_fetch:
+                                  # server, client; trees: leaf, middle, root), the others
+                                  # the cell's; shared methods only; named in the setting
 # any key of [params] may be overridden inside a group
 ```
 

@@ -225,7 +225,8 @@ def _fetch_cells(m: Measured, model: str | None, source: str) -> tuple[str, list
     if tm is None:
         return None
     found = [(s, c) for s in tm.series for c in s.cells.values()
-             if c.measured and c.steady is not False and c.settings.get("source") == source]
+             if c.measured and c.steady is not False and c.settings.get("source") == source
+             and _own(c)]
     return (tm.model, found) if found else None
 
 
@@ -297,6 +298,11 @@ def _four_threads(fig: PublishedFigure, c: Cell) -> str | None:
     return "4 threads" if c.threads == 4 and c.settings.get("mode") == "seq" else None
 
 
+def _own(c: Cell) -> bool:
+    """A mixed-language network cell (plan `roles`) is no one language's figure."""
+    return "roles" not in c.settings
+
+
 def _times(tm: TaskModel, fig: PublishedFigure, group: Group = _one_group,
            n: int | None = None) -> dict[str, dict[tuple[str, str], float]]:
     """Per group, the median time per (language, method) at n (the task model's by default):
@@ -305,7 +311,8 @@ def _times(tm: TaskModel, fig: PublishedFigure, group: Group = _one_group,
     by_depth: dict[tuple[str, str], dict] = defaultdict(dict)
     for s in tm.series:
         c = s.cells.get(n or tm.n)
-        if s.is_floor or s.key.variant or c is None or not c.measured or c.steady is False:
+        if s.is_floor or s.key.variant or c is None or not c.measured or c.steady is False \
+                or not _own(c):
             continue
         if (where := group(fig, c)) is not None:
             times = by_depth[(where, s.key.depth)]
@@ -641,6 +648,20 @@ def published_outcomes(measured: Measured) -> list[tuple[PublishedFigure, Outcom
     return [(fig, COMPARISONS[fig.key](fig, measured)) for fig in FIGURES]
 
 
+def cell_links(fig: PublishedFigure, measured: Measured) -> tuple[tuple[str, str], ...]:
+    """The report's sections holding the cells a figure reads, as (label, section id)."""
+    links = {}
+    for need in fig.cells:
+        if need.task == "sizes":
+            models = [need.model] if need.model else list(measured.sizes)
+            links.update({f"sizes · {m}": f"sizes-{m}" for m in models if m in measured.sizes})
+        else:
+            links.update({f"{tm.task} · {tm.model}": tm.slug
+                          for tm in measured.tasks.get(need.task, [])
+                          if need.model in (None, tm.model)})
+    return tuple(links.items())
+
+
 def published_section(measured: Measured) -> Section:
     rows = []
     for fig, outcome in published_outcomes(measured):
@@ -648,9 +669,11 @@ def published_section(measured: Measured) -> Section:
                          outcome.measured if outcome else "—",
                          outcome.note if outcome else missing_reason(fig, measured),
                          outcome.verdict if outcome else "—"],
-                        kind="" if outcome else "not run"))
+                        kind="" if outcome else "not run",
+                        links=cell_links(fig, measured) if outcome else ()))
     table = Table("Published and measured", ["figure", "published", "source",
-                                             "measured in this run", "note", "verdict"], rows)
+                                             "measured in this run", "note", "verdict"], rows,
+                  links_column="cells")
     return Section("published", "Published figures beside this run",
                    "The reference studies' figures come from other machines, library versions "
                    "and data sizes: compare shapes and ratios, not absolute values.",
