@@ -2,8 +2,9 @@
 roles their languages, refused before anything runs when a role's driver lacks the task or
 method; the runner proves every language pair a group uses with a small fetch before timing
 and fails the cells of a pair that does not understand itself, naming it; a real mixed
-sort-merge (Java leaves, C++ middle nodes, a Rust root) runs through the runner to ok; and
-`serbench verify`'s network matrix proves every ordered pair of node languages."""
+sort-merge (Java leaves, C++ middle nodes, a Rust root) and fetch (Java servers, a C++
+client) run through the runner to ok; `serbench verify`'s network matrix proves every
+ordered pair of node languages and names a broken one."""
 from __future__ import annotations
 
 import json
@@ -40,6 +41,14 @@ methods = ["msgpack"]
 languages = ["rust"]
 roles = {leaf = "java", middle = "cpp"}
 n = [2]
+[[group]]
+tasks = ["net_fetch"]
+models = ["part"]
+methods = ["msgpack"]
+languages = ["rust"]
+sources = ["decode"]
+roles = {server = "java", client = "cpp"}
+raw = false
 """
 
 
@@ -146,13 +155,17 @@ def run_cells(home: Path, tmp_path: Path, plan_text: str) -> list[dict]:
         return results.cells(run["run_id"])
 
 
-def test_a_mixed_sort_merge_runs_through_the_runner_to_ok(mixed_home, tmp_path):
-    [cell] = run_cells(mixed_home, tmp_path, MIXED_PLAN)
-    assert cell["status"] == "ok", cell["message"]
-    assert cell["setting"] == "tree_depth=3 roles=leaf:java,middle:cpp"
-    assert [cell["got_count"], cell["got_sum"]] == [cell["expected_count"], cell["expected_sum"]]
+def test_mixed_cells_run_through_the_runner_to_ok(mixed_home, tmp_path):
+    cells = run_cells(mixed_home, tmp_path, MIXED_PLAN)
+    assert {c["setting"]: c["status"] for c in cells} == {
+        "tree_depth=3 roles=leaf:java,middle:cpp": "ok",
+        "source=decode servers=2 roles=server:java,client:cpp": "ok"}, \
+        [c["message"] for c in cells]
+    for c in cells:
+        assert [c["got_count"], c["got_sum"]] == [c["expected_count"], c["expected_sum"]]
     markdown = next(Path(w) for w in cli_ok("report").split() if w.endswith(".md")).read_text()
     assert "roles=leaf:java,middle:cpp" in markdown
+    assert "roles=server:java,client:cpp" in markdown
 
 
 def test_a_pair_that_fails_its_proof_fails_its_cells_untimed_naming_it(mixed_home, tmp_path,
@@ -166,10 +179,13 @@ def test_a_pair_that_fails_its_proof_fails_its_cells_untimed_naming_it(mixed_hom
     monkeypatch.setattr(cell_module, "setup_message", java_speaks_json)
     cells = run_cells(mixed_home, tmp_path, MIXED_PLAN.replace(
         'roles = {leaf = "java", middle = "cpp"}', 'roles = {middle = "java"}'))
-    [cell] = cells
-    assert cell["status"] == "failed"
-    assert "the java → rust msgpack pair failed its proof before timing" in cell["message"]
-    assert "node server0" in cell["message"] and "not 'json'" in cell["message"]
+    failed = {c["task"]: c["message"] for c in cells if c["status"] == "failed"}
+    assert set(failed) == {"net_sort_merge", "net_fetch"}, cells
+    # the tree's Rust leaves send to Java middles, which send to the Rust root
+    assert "the java → rust msgpack pair failed its proof before timing" in failed[
+        "net_sort_merge"]
+    assert "the java → cpp msgpack pair failed its proof" in failed["net_fetch"]
+    assert all("node server0" in m and "not 'json'" in m for m in failed.values())
 
 
 def test_verify_proves_every_ordered_pair_of_node_languages(mixed_home):
