@@ -708,8 +708,10 @@ def role_flow(task: str, tree_depth: int) -> list[tuple[str, str]]:
 
 
 def tree_kinds(depth: int) -> tuple[str, ...]:
-    return ("root",) if depth == 1 else ("leaf", "root") if depth == 2 else NET_ROLES[
-        "net_aggregate"]
+    """The kinds of node a binary tree of `depth` levels has, leaves first."""
+    if depth == 1:
+        return ("root",)
+    return ("leaf", "root") if depth == 2 else ("leaf", "middle", "root")
 
 
 def _roles_unsupported(infos: dict[str, dict], roles: dict[str, str], task: str, method: str,

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Callable
 
 from .checksum import hex64, set_checksum
-from .network.proof import Pair, Source, prove_fetches, prove_trees
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess
+from .network.proof import Pair, Source, prove_fetches, prove_trees
 from .paged import PagedError, raw_checksum
 from .plan import RAW
 from .runner import BadAnswer, checksum_of, file_hashes, mismatch
