@@ -193,7 +193,7 @@ def test_verify_proves_every_ordered_pair_of_node_languages(mixed_home):
     from serbench.verify import NET_STEPS, verify
     paths = driver_module.find_drivers()
     checks = verify(paths, driver_infos(paths), mixed_home / "data" / "default",
-                    methods=("json",), models=("part",))
+                    methods=("json",), models=("part",), network=True)
     network = {(c.step, c.producer, c.language): c.status for c in checks if c.step in NET_STEPS}
     assert network == {(step, a, b): "ok" for step in NET_STEPS for a in LANGUAGES
                        for b in LANGUAGES if a != b}

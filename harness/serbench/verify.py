@@ -69,7 +69,7 @@ class Drivers:
 def verify(paths: dict[str, Path], infos: dict[str, dict], data_dir: Path, *,
            timeout_s: float = 600.0, languages: tuple[str, ...] = (),
            methods: tuple[str, ...] = (), models: tuple[str, ...] = (),
-           page_size: int = PAGE_SIZE, files: Path | None = None, network: bool = True,
+           page_size: int = PAGE_SIZE, files: Path | None = None, network: bool = False,
            on_check: Callable[[Check], None] = lambda check: None) -> list[Check]:
     """Every check; the encoded files go to `files`/<language>/<method>/<model> when given
     (kept, e.g. to compare producers' bytes), else to a temporary directory."""
