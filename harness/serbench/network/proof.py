@@ -9,6 +9,7 @@ pair); when it fails, each pair it covered is proved alone, so a failure names i
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,25 +43,23 @@ class Source:
     method: str
     base: Path
     page_size: int
-    hashes: object  # the dataset's object hashes, in file order
+    hashes: Sequence[int]  # the dataset's object hashes, in file order
 
 
 def prove_fetches(source: Source, pairs: set[Pair], drivers: dict[str, Path],
                   work: Path) -> dict[Pair, str | None]:
-    """Every pair through a fetch with decode: one cell per receiver, a server per sender."""
+    """Every pair through a fetch with decode: one cell per receiver with a server per
+    sender, and on failure one cell per sender."""
     outcome: dict[Pair, str | None] = {}
     for receiver in sorted({p.receiver for p in pairs}):
         senders = sorted(p.sender for p in pairs if p.receiver == receiver)
-        outcome |= _split(lambda ss: fetch_problem(source, ss, receiver, drivers, work),
-                          senders, lambda s: Pair(s, receiver))
+        together = fetch_problem(source, senders, receiver, drivers, work)
+        if together is None or len(senders) == 1:
+            alone = dict.fromkeys(senders, together)
+        else:
+            alone = {s: fetch_problem(source, [s], receiver, drivers, work) for s in senders}
+        outcome |= {Pair(sender, receiver): problem for sender, problem in alone.items()}
     return outcome
-
-
-def _split(prove, senders: list[str], pair_of) -> dict[Pair, str | None]:
-    problem = prove(senders)
-    if problem is None or len(senders) == 1:
-        return {pair_of(s): problem for s in senders}
-    return {pair_of(s): prove([s]) for s in senders}
 
 
 def fetch_problem(source: Source, senders: list[str], receiver: str, drivers: dict[str, Path],
