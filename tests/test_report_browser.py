@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from serbench.published import FIGURES
 from serbench.report import render_run
 from test_report import RUN, figures, make_results_db
 
@@ -131,3 +132,21 @@ def test_the_summary_answers_on_a_laptops_first_screen(page, tmp_path):
     run_chromium(page, tmp_path / "profile", "--hide-scrollbars", "--window-size=1366,768",
                  f"--screenshot={shot}")
     assert png_size(shot) == (1366, 768)
+
+
+def test_the_published_chapter_has_a_row_per_figure_and_links_that_land(page, tmp_path):
+    """Drawn by the browser: one row per published figure, each with a value or the reason it
+    has none, and every link to the cells behind a figure lands on a section of the page."""
+    dom, _ = run_chromium(page, tmp_path / "profile", "--dump-dom")
+    chapter = dom[dom.index('id="published"'):]
+    chapter = chapter[:chapter.index("</table>")]
+    rows = re.findall(r"<tr( class=\"[^\"]*\")?>(.*?)</tr>", chapter, re.S)[1:]  # past the head
+    assert len(rows) == len(FIGURES)
+    for _, row in rows:
+        cells = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                 for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+        measured, note = cells[3], cells[4]
+        assert measured != "—" or note.startswith("not "), cells
+    targets = re.findall(r'href="#([^"]+)"', chapter)
+    assert targets, "measured figures link to their cells"
+    assert all(f'id="{t}"' in dom for t in targets), targets

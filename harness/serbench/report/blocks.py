@@ -17,6 +17,9 @@ class Row:
     # "", floor, partial (numbers, but not at every n), or why there is no number: invalid,
     # failed, unsupported, no samples, not run; styles the row and its status badge
     kind: str = ""
+    # (label, section id) pairs: where the row's numbers come from, in the table's
+    # `links_column`, so a reader can click through to the plots
+    links: tuple[tuple[str, str], ...] = ()
 
 
 def badge_kind(row_kind: str) -> str:
@@ -32,6 +35,7 @@ class Table:
     caption: str = ""
     numeric: frozenset[int] = frozenset()  # right-aligned column indices
     badge: int | None = None               # column whose value is a status marker
+    links_column: str = ""                 # a last column of each row's links, titled so
 
 
 @dataclass(frozen=True)

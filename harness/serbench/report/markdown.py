@@ -9,13 +9,16 @@ def _cell(value: str) -> str:
 
 
 def table(t: Table) -> list[str]:
-    align = ["---:" if i in t.numeric else "---" for i in range(len(t.columns))]
-    lines = [f"**{t.title}**", "", "| " + " | ".join(map(_cell, t.columns)) + " |",
+    columns = t.columns + [t.links_column] * bool(t.links_column)
+    align = ["---:" if i in t.numeric else "---" for i in range(len(columns))]
+    lines = [f"**{t.title}**", "", "| " + " | ".join(map(_cell, columns)) + " |",
              "| " + " | ".join(align) + " |"]
     for row in t.rows:
         # statuses other than ok stand out, as their badges do in the page
         values = [f"**{v}**" if i == t.badge and badge_kind(row.kind) != "ok" else v
                   for i, v in enumerate(row.values)]
+        if t.links_column:
+            values.append(", ".join(f"[{label}](report.html#{id_})" for label, id_ in row.links))
         lines.append("| " + " | ".join(map(_cell, values)) + " |")
     if t.caption:
         lines += ["", f"_{t.caption}_"]
