@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .blocks import Plot, Row, Section, Table
-from .data import Cell
+from .data import EVICTING, Cell
 from .figures import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
                      floor_series, ok_status, rankings)
@@ -55,7 +55,6 @@ class TaskSpec:
     title: str
     what: str                      # what is timed, in one sentence
     builders: tuple[Builder, ...]  # empty: the task feeds another section (e.g. sizes)
-    reads: bool = False            # reads say how the page cache was made cold
 
 
 def time_plot(tm: TaskModel) -> list:
@@ -189,20 +188,19 @@ TASK_SPECS: dict[str, TaskSpec] = {
     "write": TaskSpec("Write", "Canonical objects already in memory are encoded, packed into "
                       "pages, written with their index and fsynced.", TIMED),
     "read_seq": TaskSpec("Sequential read", "n consecutive objects from a seeded start: load the "
-                         "index, read each page once, decode, visit every field.", TIMED,
-                         reads=True),
+                         "index, read each page once, decode, visit every field.", TIMED),
     "read_rand": TaskSpec("Random read", "n objects from one seeded random list shared by every "
                           "method and language: look up, read the page unless it is the current "
-                          "one, decode, visit every field.", TIMED, reads=True),
+                          "one, decode, visit every field.", TIMED),
     "read_par": TaskSpec("Parallel read", "T threads, each with its own file handle, read "
                          "disjoint slices of a range (mode seq) or of the random id list (mode "
-                         "rand).", (par_views, ranking_tables), reads=True),
+                         "rand).", (par_views, ranking_tables)),
     "sort_dedup": TaskSpec("External sort with duplicate removal", "Sorted runs under a memory "
                            "budget, written as paged files of the method, then a heap merge "
                            "reading a page at a time per run that drops every duplicate.",
-                           (sort_views,), reads=True),
+                           (sort_views,)),
     "memory": TaskSpec("Memory", "n objects materialized and kept; the live heap grows by the "
-                       "retained bytes.", (memory_views,), reads=True),
+                       "retained bytes.", (memory_views,)),
     "micro": TaskSpec("Micro: encode and decode in memory", "Hot loops over n objects in "
                       "memory: encode each (a fresh buffer per object, or one reused buffer), "
                       "then decode and visit each.", (micro_views,)),
@@ -250,7 +248,7 @@ def task_models(cells: list[Cell], palette: Palette) -> dict[str, list[TaskModel
 
 def eviction_summary(cells: list[Cell]) -> str:
     """How the measured cold reads were evicted (a write's `cold` flag evicts nothing)."""
-    reads = [c for c in cells if c.cold and c.status == "ok" and spec_for(c.task).reads]
+    reads = [c for c in cells if c.cold and c.status == "ok" and c.task in EVICTING]
     cold = Counter(c.eviction or "not recorded" for c in reads)
     if not cold:
         return "no cold reads"
@@ -276,7 +274,7 @@ def task_section(task: str, models: list[TaskModel]) -> Section | None:
     if not spec.builders:
         return None
     cells = [c for tm in models for s in tm.series for c in s.cells.values()]
-    intro = f"{spec.what} {cache_note(cells)}" if spec.reads else spec.what
+    intro = f"{spec.what} {cache_note(cells)}" if task in EVICTING else spec.what
     section = Section(f"task-{task}", spec.title, intro)
     for tm in models:
         blocks = [block for build in spec.builders for block in build(tm)]
