@@ -258,6 +258,15 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         frame.extend_from_slice(&pages);
         out.push(("net", format!("{model}"), frame));
     }
+    // a hello as a peer sends it, so every run parses JSON from its first input
+    let hello = crate::net::wire::Hello {
+        role: "data".into(),
+        from: "leaf-0".into(),
+        speaks: ["net_fetch", "handcoded", "customer", ""].map(String::from),
+    };
+    let mut frame = vec![0, 0];
+    frame.extend(hello.to_payload());
+    out.push(("net", "hello".into(), frame));
     out
 }
 
@@ -377,6 +386,10 @@ mod tests {
             match target {
                 "handcoded" => assert!(decoder("handcoded", "", true, &bytes), "{name}"),
                 "rkyv" => assert!(decoder("rkyv", "validate", false, &bytes), "{name}"),
+                "net" if name == "hello" => {
+                    let hello = crate::net::wire::Hello::parse(&bytes[2..], "seed").unwrap();
+                    assert_eq!(hello.to_payload(), bytes[2..], "{name}")
+                }
                 "net" => {
                     let count = expected_set(model_of(bytes[1])).count as usize;
                     assert_eq!(net(&bytes), Some(count), "{name}")
