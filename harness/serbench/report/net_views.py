@@ -2,12 +2,13 @@
 implementation and n: the bytes moved, the link's measured rate, the transfer floor (the most
 bytes any one node received, at that node's measured link rate: no task can finish sooner)
 and the time as a multiple of it, so a reader sees whether the network or the work bound the
-task; then each node's cpu / io split, so the bottleneck node is visible; for an aggregation
-swept over density, its time against density."""
+task; the same request by every language's nodes side by side (one column per language);
+then each node's cpu / io split, so the bottleneck node is visible; for an aggregation swept
+over density, its time against density."""
 from __future__ import annotations
 
 from .blocks import Row, Table
-from .series import ok_status
+from .series import LANGUAGES, TRUSTING, UNSTEADY, canonical, marks, ok_status
 from .task_views import _cells, _status_rows
 from .units import byte_size, multiple, number, unit_for
 
@@ -36,9 +37,25 @@ def _ms(ns: float) -> str:
     return f"{ns / 1e6:,.1f}"
 
 
+def _request(s) -> tuple:
+    """What a series asks of the nodes whatever their language."""
+    return (s.key.depth, s.key.method, s.key.variant, s.key.setting)
+
+
+def _side_by_side(sc) -> tuple:
+    """A method's request by each language's nodes on adjacent rows, rust, cpp, java."""
+    return (*_request(sc[0]), canonical(sc[0].key.language, LANGUAGES), sc[0].label, sc[1].n)
+
+
+def _request_label(s) -> str:
+    """The series label without its language and without its marks (each language's cell
+    carries its own)."""
+    plain = s.label[:len(s.label) - len(marks(s))]
+    return plain.removeprefix(f"{s.key.language} · ")
+
+
 def net_views(tm) -> list:
-    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured),
-                      key=lambda sc: (sc[0].label, sc[1].n))
+    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured), key=_side_by_side)
     columns = ["implementation", "n", "time", "bytes moved", "network",
                "× transfer floor", "busiest node (cpu / io ms)", "status"]
     rows = []
@@ -55,6 +72,7 @@ def net_views(tm) -> list:
     blocks = [Table(f"{tm.task} · {tm.model}: network", columns,
                     rows + _status_rows(_cells(tm), len(columns)),
                     numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1)]
+    blocks += language_views(tm)
     blocks += density_views(tm.task, tm.model, measured)
     at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
     if at_n:
@@ -68,6 +86,49 @@ def net_views(tm) -> list:
                              "files)", "sent", "received", "peak RSS"], node_rows,
                             numeric=frozenset({2, 3, 4, 5, 6, 7})))
     return blocks
+
+
+def _cell_marks(c) -> str:
+    """The labels a number carries (a series label's marks), here per language's cell."""
+    return "".join(f" · {mark}" for mark in (TRUSTING if c.trusting else "", c.cold_note,
+                                              UNSTEADY if c.steady is False else "") if mark)
+
+
+def _language_value(c, fastest: float) -> str:
+    if c is None:
+        return "not run"
+    if not c.measured:
+        return c.status if c.status != "ok" else "no samples"
+    unit = unit_for(c.total.median)
+    return (f"{number(unit.of(c.total.median))} {unit.name} "
+            f"({multiple(c.total.median / fastest)}){_cell_marks(c)}")
+
+
+def language_views(tm) -> list:
+    """The same request served by each language's nodes, side by side: one row per method and
+    setting, one column per language, at the task model's n, each time with its multiple of
+    the row's fastest language; shown when the run has two languages' nodes or more."""
+    languages = sorted({s.key.language for s in tm.series},
+                       key=lambda lang: canonical(lang, LANGUAGES))
+    if len(languages) < 2 or tm.n is None:
+        return []
+    rows: dict[str, dict[str, object]] = {}
+    for s in sorted((s for s in tm.series if not s.is_floor), key=_request):
+        rows.setdefault(_request_label(s), {})[s.key.language] = s.cells.get(tm.n)
+    table = []
+    for name, by_language in rows.items():
+        cells = [c for c in by_language.values() if c is not None]
+        times = [c.total.median for c in cells if c.measured]
+        table.append(Row([name, *(_language_value(by_language.get(lang), min(times, default=0))
+                                  for lang in languages)],
+                         kind="" if times else next((c.status for c in cells), "not run")))
+    return [Table(f"{tm.task} · {tm.model}: languages side by side at n = {tm.n:,}",
+                  ["method", *languages], table,
+                  "The same request (method, source, tree) served by each language's nodes: "
+                  "median total time, and in brackets its multiple of the fastest language "
+                  "in the row (1.00x); a language without a number says why (unsupported: "
+                  "its driver lacks the method; not run: the plan did not ask for it).",
+                  numeric=frozenset(range(1, len(languages) + 1)))]
 
 
 def density_views(task: str, model: str, measured: list) -> list:

@@ -13,7 +13,7 @@ from ..compare import Comparison, compare_runs
 from ..results import Results, ResultsError
 from .baseline import baseline_section
 from .blocks import Details, Facts, Plot, Section, Table, badge_kind
-from .reference import Measured, published_section
+from .reference import Measured, network_findings_section, published_section
 from .data import ReportError, RunData, load_run
 from .figures import Palette
 from .markdown import render_markdown
@@ -35,11 +35,15 @@ def build_sections(data: RunData, tasks: dict[str, list[TaskModel]] | None = Non
     cells = data.cells
     tasks = run_tasks(data) if tasks is None else tasks
     sizes = size_entries(cells)
+    measured = Measured(sizes, tasks)
     sections = [summary_section(tasks, sizes, cells), provenance_section(data.run, cells)]
     sections += [s for task, models in tasks.items() if (s := task_section(task, models))]
+    # after the network tasks' sections (the last tasks in canonical order), before the sizes
+    if (section := network_findings_section(measured)) is not None:
+        sections.append(section)
     if (section := sizes_section(sizes)) is not None:
         sections.append(section)
-    sections += [published_section(Measured(sizes, tasks)), status_section(cells)]
+    sections += [published_section(measured), status_section(cells)]
     return sections
 
 

@@ -1,0 +1,200 @@
+"""The report's network sections on a run holding Rust, C++ and Java nodes, from a results
+database written through the results module: every language side by side, and the studies'
+network findings beside this run's ratios (the same rows as the published chapter)."""
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from serbench.plan import Cell as PlanCell
+from serbench.report.blocks import Table
+from serbench.report.data import load_run
+from serbench.report.reference import NETWORK_FIGURES, Measured, network_findings_section
+from serbench.report.render import build_sections
+from serbench.report.units import multiple
+from serbench.results import CellResult, Results
+
+RUN = "run-network"
+PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"}, "drivers": {},
+              "git": {"commit": "abc", "dirty": False}}
+MS = 1_000_000
+RATE = 950_000_000  # the measured link rate, bit/s
+BASE = PlanCell(language="rust", task="net_fetch", model="part", method="handcoded", depth="",
+                variant="", setting="source=ram servers=2", dataset="default",
+                dataset_dir=Path("/data/default"), n=50, threads=1, page_size=262144,
+                cold=False, warmups=0, repetitions=3, seed=42, timeout_s=60.0, pin_cpus="")
+RAM, DISK = "source=ram servers=2", "source=disk servers=2"
+TREE = "tree_depth=3"
+
+
+def ok(ms: float, received: int, steady: bool | None = None, **counters) -> CellResult:
+    """A network cell: each repetition ms, the client (or root) receiving `received` bytes."""
+    nodes = {"client": {"total_ns": ms * MS, "cpu_ns": ms * MS / 4, "io_ns": ms * MS * 3 / 4,
+                        "bytes_sent": 14, "bytes_received": received},
+             "server0": {"total_ns": MS, "cpu_ns": 0, "io_ns": MS, "bytes_sent": received,
+                         "bytes_received": 7}}
+    samples = [{"rep": i, "warmup": False, "total_ns": int(ms * MS) + i,
+                "cpu_ns": int(ms * MS / 4), "io_ns": int(ms * MS * 3 / 4), "nodes": nodes}
+               for i in range(3)]
+    return CellResult("ok", counters={"network": "namespaces", "link_rate_bit": 10**9,
+                                      "measured_bit": {"server0": RATE},
+                                      "bytes_moved": received, **counters},
+                      samples=samples, steady=steady,
+                      steady_note="the times drift up" if steady is False else None)
+
+
+# (cell changes, result): the fetch from RAM by every language's nodes (C++ in-place the
+# fastest, Java's kryo unsteady), the fetch from disk of BSON and JSON+gzip (BSON 4x the bytes),
+# the sort-merge and the aggregation trees
+CELLS = [
+    (dict(), ok(2.0, 15_000)),
+    (dict(language="cpp"), ok(1.5, 15_000)),
+    (dict(language="java"), ok(12.0, 15_000)),
+    (dict(language="cpp", method="inplace"), ok(0.25, 60_000)),
+    (dict(language="java", method="inplace"),
+     CellResult("unsupported", message="the java driver has no method inplace")),
+    (dict(method="rkyv"), ok(1.0, 16_000)),
+    (dict(language="java", method="kryo"), ok(10.0, 12_000, steady=False)),
+    *[(dict(language=lang, method="bson", setting=DISK), ok(8.0 * k, 400_000))
+      for lang, k in (("rust", 1), ("cpp", 1), ("java", 2))],
+    *[(dict(language=lang, method="json_gzip", setting=DISK), ok(2.0 * k, 100_000))
+      for lang, k in (("rust", 1), ("cpp", 1), ("java", 2))],
+    *[(dict(task="net_sort_merge", model="tweet", language=lang, method=method, depth="materialize",
+            setting=TREE), ok(ms, 200_000))
+      for lang, method, ms in (("rust", "handcoded", 12), ("cpp", "handcoded", 10),
+                               ("java", "handcoded", 25), ("java", "java_builtin", 60),
+                               ("cpp", "bson", 200))],
+    *[(dict(task="net_aggregate", model="sparse", n=1, language=lang, method=method,
+            depth="materialize", setting=TREE), ok(ms, 1_000_000, density=0.01))
+      for lang, method, ms in (("rust", "handcoded", 12), ("cpp", "handcoded", 10),
+                               ("cpp", "inplace", 11), ("java", "handcoded", 25),
+                               ("cpp", "json_gzip", 300))],
+]
+
+
+@pytest.fixture(scope="module")
+def sections(tmp_path_factory) -> dict:
+    path = tmp_path_factory.mktemp("network") / "results.duckdb"
+    with Results(path) as results:
+        results.begin_run(RUN, "network", "[[group]]", 42, PROVENANCE, {})
+        for i, (changes, result) in enumerate(CELLS, 1):
+            results.add_cell(RUN, replace(BASE, cell_id=i, **changes), result)
+        results.finish_run(RUN, "complete")
+    found = {}
+    for s in build_sections(load_run(path, RUN)):
+        found |= {c.id: c for c in [s, *s.children]}
+    return found
+
+
+def table(sec, title_start: str) -> Table:
+    return next(b for b in sec.blocks if isinstance(b, Table) and b.title.startswith(title_start))
+
+
+def rows_of(t: Table) -> dict[str, list[str]]:
+    return {r.values[0]: r.values[1:] for r in t.rows}
+
+
+def test_the_fetch_shows_every_language_side_by_side(sections):
+    t = table(sections["net_fetch-part"], "net_fetch · part: languages side by side at n = 50")
+    assert t.columns == ["method", "rust", "cpp", "java"]
+    rows = rows_of(t)
+    assert rows["handcoded · source=ram servers=2"] == ["2.00 ms (1.33x)", "1.50 ms (1.00x)",
+                                                       "12.0 ms (8.00x)"]
+    # in-place: C++ only; Java's driver lacks it, Rust's was not asked for
+    assert rows["inplace · source=ram servers=2"] == ["not run", "250 µs (1.00x)",
+                                                     "unsupported"]
+    # an unsteady number keeps its label in its own language's cell, not in the row's name
+    assert rows["kryo · source=ram servers=2"] == ["not run", "not run",
+                                                  "10.0 ms (1.00x) · unsteady"]
+    assert rows["bson · source=disk servers=2"] == ["8.00 ms (1.00x)", "8.00 ms (1.00x)",
+                                                   "16.0 ms (2.00x)"]
+
+
+def test_the_trees_show_every_language_side_by_side(sections):
+    merge = rows_of(table(sections["net_sort_merge-tweet"], "net_sort_merge · tweet: languages"))
+    assert merge["handcoded · materialize · tree_depth=3"] == [
+        "12.0 ms (1.20x)", "10.0 ms (1.00x)", "25.0 ms (2.50x)"]
+    assert merge["java_builtin · materialize · tree_depth=3"] == [
+        "not run", "not run", "60.0 ms (1.00x)"]
+    aggregate = rows_of(table(sections["net_aggregate-sparse"], "net_aggregate · sparse: "
+                                                                "languages"))
+    assert aggregate["handcoded · materialize · tree_depth=3"][2] == "25.0 ms (2.50x)"
+
+
+def test_the_network_table_puts_a_requests_languages_on_adjacent_rows(sections):
+    rows = table(sections["net_fetch-part"], "net_fetch · part: network").rows
+    labels = [r.values[0] for r in rows if not r.kind]
+    at = labels.index("rust · handcoded · source=ram servers=2")
+    assert labels[at:at + 3] == ["rust · handcoded · source=ram servers=2",
+                                 "cpp · handcoded · source=ram servers=2",
+                                 "java · handcoded · source=ram servers=2"]
+    # bytes into the client at the measured rate: 15,000 B × 8 / 0.95 Gbit/s = 126 µs
+    java = next(r for r in rows if r.values[0] == "java · handcoded · source=ram servers=2")
+    assert java.values[5] == multiple((12 * MS + 1) / (15_000 * 8 / RATE * 1e9)) == "95.0x"
+
+
+def test_a_single_language_run_has_no_side_by_side_table(tmp_path):
+    path = tmp_path / "results.duckdb"
+    with Results(path) as results:
+        results.begin_run(RUN, "network", "[[group]]", 42, PROVENANCE, {})
+        results.add_cell(RUN, replace(BASE, cell_id=1), ok(2.0, 15_000))
+        results.add_cell(RUN, replace(BASE, cell_id=2, method="rkyv"), ok(1.0, 16_000))
+        results.finish_run(RUN, "complete")
+    fetch = next(c for s in build_sections(load_run(path, RUN)) for c in s.children
+                 if c.id == "net_fetch-part")
+    assert not [b for b in fetch.blocks if isinstance(b, Table) and "side by side" in b.title]
+
+
+def test_the_network_findings_are_the_published_chapters_rows(sections):
+    findings = table(sections["network-findings"], "The studies' network findings").rows
+    chapter = {r.values[0]: r for r in table(sections["published"], "Published and").rows}
+    assert [r.values[0] for r in findings] == [fig.subject for fig in NETWORK_FIGURES]
+    assert {fig.task for fig in NETWORK_FIGURES} == {"net_fetch", "net_aggregate",
+                                                     "net_sort_merge"}
+    for row in findings:
+        assert row == chapter[row.values[0]]
+    assert network_findings_section(Measured({}, {})) is None
+
+
+def finding(sections, key: str) -> list[str]:
+    subject = next(fig.subject for fig in NETWORK_FIGURES if fig.key == key)
+    rows = table(sections["network-findings"], "The studies' network findings").rows
+    return next(r.values for r in rows if r.values[0] == subject)
+
+
+def test_in_place_from_ram_against_the_closest_competitor_per_language(sections):
+    measured, note, judged = finding(sections, "net_fetch_ram_inplace")[3:6]
+    # C++: handcoded 1.5 ms / inplace 0.25 ms; Rust: handcoded 2 ms / rkyv 1 ms
+    assert measured == ("cpp inplace 250 µs vs handcoded 1.50 ms: 6.00x; "
+                        "rust rkyv 1.00 ms vs handcoded 2.00 ms: 2.00x")
+    assert judged == ("same direction, factor 1.00 (measured 6.00x / published 6.00x) (cpp "
+                      "inplace); same direction, factor 0.33 (measured 2.00x / published 6.00x) "
+                      "(rust rkyv)")
+
+
+def test_the_disk_fetch_is_judged_by_time_over_size(sections):
+    measured, note, judged = finding(sections, "net_fetch_disk")[3:6]
+    # BSON moves 4x the bytes and takes 4x the time in every language: time follows size
+    assert measured.startswith("cpp n = 50/server: size 4.00x, time 4.00x; java n = 50/server")
+    assert "published 1.00x at 10,000 objects" in note
+    # published on Customer; this run fetched Part, and its row links there
+    row = next(r for r in table(sections["network-findings"], "The studies'").rows
+               if r.values[0] == finding(sections, "net_fetch_disk")[0])
+    assert row.links == (("net_fetch · part", "net_fetch-part"),)
+    assert judged == "; ".join(f"{lang}, 100 objects: same: about equal (measured 1.00x)"
+                               for lang in ("cpp", "java", "rust"))
+
+
+def test_the_trees_findings_have_a_sign_and_a_factor(sections):
+    assert finding(sections, "net_aggregate_spread")[3:6] == [
+        "up to 30.0x (sparse, n = 1)", "cpp · json_gzip 300 ms vs cpp · handcoded 10.0 ms",
+        "same direction, factor 0.30 (measured 30.0x / published 100x)"]
+    # the dataset's own density (counters), 1 %, is one the study published
+    assert finding(sections, "aggregate_cpp_java_sparse")[3] == \
+        "0.08x (sparse · density 0.01, n = 1)"
+    # VLDB: C++ hand-coded < Java hand-coded < Java built-in < C++ BSON, 24.4x apart
+    measured, _, judged = finding(sections, "tweet_net_sort_merge_order")[3:6]
+    assert measured == ("C++ hand-coded 10.0 ms, Java ByteBuffer (hand-coded) 25.0 ms, Java "
+                        "built-in 60.0 ms, C++ BSON (JSON text) 200 ms")
+    assert judged == ("same order (Spearman's ρ = 1.00 over 4 methods); slowest / fastest "
+                      "20.0x, published 24.4x: factor 0.82")
