@@ -8,7 +8,7 @@ import pytest
 from serbench.checksum import object_hash
 from serbench.datasets.samples import SampleError, fetch_twitter_sample
 from serbench.datasets.tweet_ingest import IngestError, ingest_tweets
-from serbench.models import ListOf, Opt, Ref, STRUCTS, TWEET_KIND_SHARES
+from serbench.models import MAX_NESTING, ListOf, Opt, Ref, STRUCTS, TWEET_KIND_SHARES, nesting
 
 
 @pytest.fixture(scope="module")
@@ -208,6 +208,41 @@ def test_a_bad_status_in_a_search_response_is_named_by_index(statuses, tmp_path)
     with pytest.raises(IngestError, match=r"response\.json: status 3 \(statuses\[2\]\): "
                                           r"favorited: missing required field"):
         ingest_tweets(source, tmp_path / "out.tmp")
+
+
+def retweeted(statuses, depth):
+    """A real status retweeted, and that retweeted, until it nests `depth` levels."""
+    plain = next(s for s in statuses if "retweeted_status" not in s and "quoted_status" not in s)
+    status = copy.deepcopy(plain)
+    while nesting(status) < depth:
+        status = {**copy.deepcopy(plain), "retweeted_status": status}
+    assert nesting(status) == depth
+    return status
+
+
+def test_statuses_nest_at_most_max_nesting_levels(statuses, tmp_path):
+    assert nesting(ingest_one(tmp_path, retweeted(statuses, MAX_NESTING))) <= MAX_NESTING
+    source = write_lines(tmp_path, [json.dumps(statuses[0]),
+                                    json.dumps(retweeted(statuses, MAX_NESTING + 1))])
+    with pytest.raises(IngestError, match=rf"bad\.jsonl: status 2 \(line 2\): nested "
+                                          rf"{MAX_NESTING + 1} levels deep; canonical objects "
+                                          rf"nest at most {MAX_NESTING} levels"):
+        ingest_tweets(source, tmp_path / "out.tmp")
+
+
+@pytest.mark.parametrize("document", [False, True])
+def test_nesting_too_deep_to_parse_is_an_error_not_a_traceback(tmp_path, document):
+    deep = "[" * 100_000 + "]" * 100_000
+    source = tmp_path / "deep.json"
+    source.write_text('{\n"statuses": [' + deep + "]}" if document else deep + "\n",
+                      encoding="utf-8")
+    where = "document" if document else r"status 1 \(line 1\)"
+    with pytest.raises(IngestError, match=rf"deep\.json: {where}: nested too deeply to parse"):
+        ingest_tweets(source, tmp_path / "out.tmp")
+
+
+def test_nesting_counts_objects_and_lists():
+    assert nesting(5) == 0 and nesting({}) == 1 and nesting([[], {"a": [1]}]) == 3
 
 
 @pytest.mark.parametrize("text", ['{"statuses": 5}', '{\n"search_metadata": {}}', "42",

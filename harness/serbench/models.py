@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 
 PRIMITIVES = ("i8", "i16", "i32", "i64", "f64", "bool", "str")
 
+# The deepest a canonical object's JSON text may nest, each object and list one level
+# (PROTOCOL.md 2.1). Only tweets recurse; every reader of every language takes this depth
+# back, so ingest, generation and every driver's loader refuse anything deeper.
+MAX_NESTING = 64
+
 INT_RANGES = {
     "i8": (-(2**7), 2**7 - 1),
     "i16": (-(2**15), 2**15 - 1),
@@ -200,6 +205,19 @@ class UnknownModel(ValueError):
     def __init__(self, model: str):
         super().__init__(f"unknown model {model!r}; known models: {', '.join(MODELS)}")
         self.model = model
+
+
+def nesting(value: object) -> int:
+    """How deep a parsed JSON value nests, each object and list one level (iterative: the
+    input may be hostile)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, level = stack.pop()
+        children = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if children is not None:
+            deepest = max(deepest, level)
+            stack.extend((c, level + 1) for c in children)
+    return deepest
 
 
 def tweet_kind(tweet: dict) -> str:

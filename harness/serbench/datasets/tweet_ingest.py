@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from ..checksum import DataError, describe, object_hash
-from ..models import ListOf, Opt, Prim, Ref, STRUCTS, TWEET_KIND_SHARES, tweet_kind
+from ..models import (MAX_NESTING, ListOf, Opt, Prim, Ref, STRUCTS, TWEET_KIND_SHARES,
+                      nesting, tweet_kind)
 
 Fill = Callable[[dict], object]  # the value of a missing required field, or None: error
 
@@ -99,6 +100,9 @@ def ingest_tweets(source: Path, out_tmp: Path) -> IngestStats:
     return IngestStats(count, total_bytes / count if count else 0.0, dict(kinds))
 
 
+TOO_DEEP = f"canonical objects nest at most {MAX_NESTING} levels (PROTOCOL.md 2.1)"
+
+
 # -- reading the input --------------------------------------------------------------------
 
 
@@ -120,6 +124,8 @@ def _is_one_status_per_line(source: Path) -> bool:
                     first = json.loads(line)
                 except ValueError:
                     return False
+                except RecursionError:
+                    return True  # a whole status, too deep: reading it says so
                 return isinstance(first, dict) and "statuses" not in first
     return True  # empty: no statuses
 
@@ -133,9 +139,12 @@ def _lines(source: Path) -> Iterator[tuple[str, object]]:
             number += 1
             where = f"status {number} (line {line_number})"
             try:
-                yield where, json.loads(line)
+                status = json.loads(line)
             except ValueError as e:
                 raise IngestError(source, where, "", f"not JSON: {e}") from None
+            except RecursionError:
+                raise IngestError(source, where, "", f"nested too deeply to parse; {TOO_DEEP}") from None
+            yield where, status
 
 
 def _document(source: Path) -> Iterator[tuple[str, object]]:
@@ -144,6 +153,8 @@ def _document(source: Path) -> Iterator[tuple[str, object]]:
     except ValueError as e:
         raise IngestError(source, "document", "",
                           f"neither one status per line nor one JSON document: {e}") from None
+    except RecursionError:
+        raise IngestError(source, "document", "", f"nested too deeply to parse; {TOO_DEEP}") from None
     if isinstance(document, dict) and isinstance(document.get("statuses"), list):
         statuses, name = document["statuses"], "statuses"
     elif isinstance(document, list):
@@ -159,6 +170,10 @@ def _document(source: Path) -> Iterator[tuple[str, object]]:
 
 
 def _canonical_tweet(source: Path, where: str, status: object) -> dict:
+    # the canonical tweet nests no deeper than its status, whose depth bounds the recursion
+    depth = nesting(status)
+    if depth > MAX_NESTING:
+        raise IngestError(source, where, "", f"nested {depth} levels deep; {TOO_DEEP}")
     try:
         tweet = _struct("Tweet", status, "")
         object_hash("tweet", tweet)

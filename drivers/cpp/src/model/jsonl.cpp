@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -58,7 +59,38 @@ std::string text_of(const rapidjson::Value& v) {
 
 void fail(std::string message) { throw DataError("", std::move(message)); }
 
+namespace {
+
+// How deep a JSON text nests (brackets outside strings), before parsing it.
+int json_depth(const char* text) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (; *text; ++text) {
+    const char c = *text;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 void parse_line(char* line, rapidjson::Document& doc) {
+  // PROTOCOL.md 2.1: the JSON text's depth, the same limit in every language (the typed read
+  // below also bounds its own recursion, on tweet levels only)
+  if (const int depth = json_depth(line); depth > kMaxNesting) {
+    fail("nested " + std::to_string(depth) + " levels deep; canonical objects nest at most " +
+         std::to_string(kMaxNesting));
+  }
   doc.ParseInsitu<kLineFlags>(line);
   if (doc.HasParseError()) {
     fail(std::string("invalid JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +

@@ -32,6 +32,11 @@ impl fmt::Display for DataError {
 
 impl std::error::Error for DataError {}
 
+/// The deepest a canonical object's JSON text may nest, each object and list one level
+/// (PROTOCOL.md 2.1): every reader of every language accepts this depth, so nothing deeper
+/// is loaded, generated or written.
+pub const MAX_NESTING: usize = 64;
+
 /// Decodes one canonical JSON value.
 pub fn from_json<M: DeserializeOwned>(json: &[u8]) -> Result<M, DataError> {
     // Path tracking costs time, so it only runs again on the rare invalid input.
@@ -41,11 +46,51 @@ pub fn from_json<M: DeserializeOwned>(json: &[u8]) -> Result<M, DataError> {
 /// Decodes one canonical JSON value, without saying why it failed: the fast path for bulk
 /// validation, where [`from_json`] then explains the one bad value that gets reported.
 pub fn try_from_json<M: DeserializeOwned>(json: &[u8]) -> Option<M> {
+    if nesting(json) > MAX_NESTING {
+        return None;
+    }
     // One UTF-8 check of the whole text is much cheaper than serde_json's check per string.
     serde_json::from_str(std::str::from_utf8(json).ok()?).ok()
 }
 
+/// How deep a JSON text nests (brackets outside strings), without parsing it: serde_json
+/// allows 128 levels, more than some binary formats' readers take back.
+pub fn nesting(json: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in json {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 fn explain_error<M: DeserializeOwned>(json: &[u8]) -> DataError {
+    let depth = nesting(json);
+    if depth > MAX_NESTING {
+        return DataError {
+            path: String::new(),
+            message: format!(
+                "nested {depth} levels deep; canonical objects nest at most {MAX_NESTING}"
+            ),
+        };
+    }
     let mut de = serde_json::Deserializer::from_slice(json);
     let result: Result<M, _> = serde_path_to_error::deserialize(&mut de);
     match result.map(|_| de.end()) {

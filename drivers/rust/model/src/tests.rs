@@ -271,3 +271,38 @@ fn raw_identifiers_are_keyed_without_their_prefix() {
         .unwrap()
         .contains(r#""type":"FOO""#));
 }
+
+/// A golden tweet re-quoted until its JSON text nests `depth` levels.
+fn tweet_nested(depth: usize) -> String {
+    let (_, _, mut tweet) = golden()
+        .into_iter()
+        .find(|(m, _, v)| *m == ModelId::Tweet && v.get("retweeted_status").is_none())
+        .unwrap();
+    let outer = tweet.clone();
+    while nesting(tweet.to_string().as_bytes()) < depth {
+        let mut next = outer.clone();
+        next["retweeted_status"] = tweet;
+        tweet = next;
+    }
+    let text = tweet.to_string();
+    assert_eq!(nesting(text.as_bytes()), depth);
+    text
+}
+
+#[test]
+fn nesting_counts_brackets_outside_strings() {
+    assert_eq!(nesting(b"1"), 0);
+    assert_eq!(nesting(br#"{"a":[{"b":"[[{\"}"}]}"#), 3);
+    assert_eq!(nesting(br#"[[],[[]]]"#), 3);
+}
+
+#[test]
+fn canonical_objects_nest_at_most_max_nesting_levels() {
+    assert!(from_json::<Tweet>(tweet_nested(MAX_NESTING).as_bytes()).is_ok());
+    let deeper = tweet_nested(MAX_NESTING + 1);
+    assert!(try_from_json::<Tweet>(deeper.as_bytes()).is_none());
+    assert_eq!(
+        error_of::<Tweet>(&deeper),
+        format!("nested 65 levels deep; canonical objects nest at most {MAX_NESTING}")
+    );
+}

@@ -63,8 +63,9 @@ pub trait Layout: Sized {
 }
 
 /// Tweets nest through quoted and retweeted statuses; real ones nest two deep. The limit
-/// keeps a corrupted file from exhausting the stack.
-const MAX_NESTING: u32 = 64;
+/// keeps a corrupted file from exhausting the stack; it counts records, which nest no
+/// deeper than the JSON text, so every canonical object reads.
+pub(crate) const MAX_NESTING: u32 = serbench_model::MAX_NESTING as u32;
 
 /// A bounds-checked cursor over one object's bytes.
 #[derive(Clone, Copy)]

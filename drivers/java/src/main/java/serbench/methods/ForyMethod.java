@@ -9,6 +9,7 @@ import serbench.Bytes;
 import serbench.Depth;
 import serbench.model.ModelType;
 import serbench.model.Models;
+import serbench.tasks.Json;
 import serbench.wire.DecodeException;
 
 /**
@@ -22,7 +23,8 @@ public final class ForyMethod<T> extends Materialized<T> {
         "ForyMethod.java", ForyMethod::new);
 
     private final Fory fory = Fory.builder().withLanguage(Language.JAVA)
-        .requireClassRegistration(true).withRefTracking(false).withCodegen(true).build();
+        .requireClassRegistration(true).withRefTracking(false).withCodegen(true)
+        .withMaxDepth(Json.MAX_NESTING).build();
     private final MemoryBuffer buffer = MemoryBuffer.fromByteArray(new byte[1 << 16]);
 
     ForyMethod(ModelType<T> model) {

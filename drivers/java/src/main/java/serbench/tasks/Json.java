@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
@@ -17,8 +19,20 @@ import serbench.model.ModelType;
 public final class Json {
     private Json() {}
 
+    /**
+     * The deepest a canonical object's JSON text may nest, each object and list one level
+     * (PROTOCOL.md 2.1): every reader of every language takes this depth back, so loading
+     * refuses anything deeper and no writer ever sees it.
+     */
+    public static final int MAX_NESTING = 64;
+
     public static final ObjectMapper MAPPER = new ObjectMapper();
     public static final JsonFactory FACTORY = new JsonFactory();
+    // Jackson's own limit (1000) is far above what the binary formats' readers take back
+    private static final JsonFactory LOADER = JsonFactory.builder()
+        .streamReadConstraints(
+            StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
+        .build();
 
     /** Every object of a JSON Lines file of `model`: missing is not_found, bad is corrupt. */
     public static <T> List<T> load(Path path, ModelType<T> model) throws Failure {
@@ -26,7 +40,7 @@ public final class Json {
         if (!path.toFile().isFile()) {
             throw Failure.io(path, new NoSuchFileException(path.toString(), null, "no such file"));
         }
-        try (JsonParser p = FACTORY.createParser(path.toFile())) {
+        try (JsonParser p = LOADER.createParser(path.toFile())) {
             JsonToken t;
             while ((t = p.nextToken()) != null) {
                 if (t != JsonToken.START_OBJECT) {
@@ -36,6 +50,10 @@ public final class Json {
                 int line = p.currentLocation().getLineNr();
                 try {
                     out.add(model.readJson(p));
+                } catch (StreamConstraintsException e) {
+                    throw Failure.corrupt(path + ": line " + line + ": nested more than "
+                        + MAX_NESTING + " levels deep; canonical objects nest at most "
+                        + MAX_NESTING);
                 } catch (JsonProcessingException e) {
                     throw Failure.corrupt(path + ": line " + line + ": " + e.getOriginalMessage());
                 }
