@@ -2,19 +2,23 @@
 //! `schemas/fbs` (conventions in schemas/README.md). One stored object is one finished
 //! buffer of the root table, no size prefix and no file identifier (PROTOCOL.md section 9).
 //!
-//! Both depths verify the buffer first (`::flatbuffers::root`: every offset, length, string's
-//! UTF-8 and the nesting depth), then read through the generated accessors: depth `access`
+//! Both depths verify the buffer first (`root_with_opts`: every offset, length, string's
+//! UTF-8, the nesting depth, and limits on tables and bytes verified that keep the work
+//! linear in the buffer's size), then read through the generated accessors: depth `access`
 //! folds the checksum from them without building anything, `materialize` builds the native
 //! structs. Required strings and lists read as empty when not written; a required table
 //! that is absent is corrupt.
 
-use ::flatbuffers::{FlatBufferBuilder, ForwardsUOffset, Vector, WIPOffset};
+use ::flatbuffers::{
+    FlatBufferBuilder, ForwardsUOffset, InvalidFlatbuffer, Vector, VerifierOptions, WIPOffset,
+};
 use serbench_model::{
     Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
     Hashtag, LineItem, Media, Mention, Order, Org, OrgType, Part, Place, Size, Sizes, SparseVector,
     Supplier, Trade, Tweet, Url, User,
 };
 
+use super::handcoded::MAX_NESTING;
 use super::{Codec, DecodeError, Method};
 use crate::protocol::Depth;
 
@@ -591,14 +595,56 @@ flatbuffers_codec!(
     Arrays
 );
 
+/// Tables nested inside one tweet below it: Tweet > Entities > Media > Sizes > Size (Place >
+/// BoundingBox > Ring > Position is as deep); no other model nests deeper.
+const TABLES_IN_A_TWEET: usize = 4;
+
+/// How many times the verifier may count each byte of the buffer. It counts every range it
+/// checks, at every visit: an honest buffer's bytes once or twice (offsets: in their vector,
+/// then followed), plus per table its vtable, which the builder shares between tables: up to
+/// 2 * (4 + 2 * 35) bytes (User's 35 fields) per table of at least 8 bytes, under 20 a byte
+/// (the golden vectors need 1.3). Values shared between offsets count once per path.
+const VERIFIED_PER_BYTE: usize = 32;
+
+/// Verifier limits bounded by the buffer, so verifying and reading it is linear in its size
+/// (the defaults allow a million tables and 2 GiB of apparent size whatever the length): an
+/// honest buffer holds no more tables than its 4-byte offsets, nests them at most as deep as
+/// the tweet's nesting limit allows, and shares no string, vector or table (only vtables).
+fn verifier_options(len: usize) -> VerifierOptions {
+    VerifierOptions {
+        max_depth: 1 + MAX_NESTING as usize + TABLES_IN_A_TWEET,
+        max_tables: len / 4,
+        max_apparent_size: len.saturating_mul(VERIFIED_PER_BYTE),
+        ..VerifierOptions::default()
+    }
+}
+
 /// The verified root table of one buffer.
 #[inline]
 fn root<'a, T>(bytes: &'a [u8]) -> Result<T::Inner, DecodeError>
 where
     T: ::flatbuffers::Follow<'a> + ::flatbuffers::Verifiable + 'a,
 {
-    ::flatbuffers::root::<T>(bytes)
-        .map_err(|e| DecodeError::new(0, format!("invalid flatbuffer: {e}")))
+    let options = verifier_options(bytes.len());
+    ::flatbuffers::root_with_opts::<T>(&options, bytes).map_err(|e| {
+        let why = match e {
+            InvalidFlatbuffer::TooManyTables => format!(
+                "more than {} tables in {} bytes (offsets shared between tables)",
+                options.max_tables,
+                bytes.len()
+            ),
+            InvalidFlatbuffer::ApparentSizeTooLarge => format!(
+                "more than {} bytes to verify in {} bytes (offsets shared between fields)",
+                options.max_apparent_size,
+                bytes.len()
+            ),
+            InvalidFlatbuffer::DepthLimitReached => {
+                format!("tables nested deeper than {}", options.max_depth)
+            }
+            other => other.to_string(),
+        };
+        DecodeError::new(0, format!("invalid flatbuffer: {why}"))
+    })
 }
 
 #[cfg(test)]
@@ -698,6 +744,125 @@ mod tests {
         assert_eq!(
             error(fbb.finished_data()),
             "byte 0: org type 5 is not a known ordinal"
+        );
+    }
+
+    /// A tweet table whose quoted and retweeted statuses are the same table, `levels` deep:
+    /// a few hundred bytes that read as 2^levels tweets (one user and entities shared by all).
+    fn shared_tweets(levels: u32) -> Vec<u8> {
+        let mut fbb = FlatBufferBuilder::new();
+        let user = Some(fb::User::create(&mut fbb, &fb::UserArgs::default()));
+        let entities = Some(fb::Entities::create(&mut fbb, &fb::EntitiesArgs::default()));
+        let tweet = |fbb: &mut Fbb, child| {
+            let args = fb::TweetArgs {
+                user,
+                entities,
+                quoted_status: child,
+                retweeted_status: child,
+                ..Default::default()
+            };
+            fb::Tweet::create(fbb, &args)
+        };
+        let mut root = tweet(&mut fbb, None);
+        for _ in 0..levels {
+            root = tweet(&mut fbb, Some(root));
+        }
+        fbb.finish_minimal(root);
+        fbb.finished_data().to_vec()
+    }
+
+    /// Both depths give the same error, and give it at once.
+    fn tweet_error(bytes: &[u8]) -> String {
+        let mut codec = Flatbuffers::default();
+        let decode = Codec::<Tweet>::decode(&mut codec, bytes).unwrap_err();
+        let access =
+            Codec::<Tweet>::fold(&mut codec, bytes, Depth::Access, &mut Hasher::new()).unwrap_err();
+        assert_eq!(decode, access);
+        decode.to_string()
+    }
+
+    #[test]
+    fn tables_shared_between_fields_are_refused_by_the_count_of_tables() {
+        let honest = shared_tweets(0);
+        Codec::<Tweet>::decode(&mut Flatbuffers::default(), &honest).unwrap();
+        let bomb = shared_tweets(17);
+        let limit = verifier_options(bomb.len()).max_tables;
+        assert_eq!(
+            tweet_error(&bomb),
+            format!(
+                "byte 0: invalid flatbuffer: more than {limit} tables in {} bytes (offsets \
+                 shared between tables)",
+                bomb.len()
+            )
+        );
+    }
+
+    #[test]
+    fn strings_shared_between_elements_are_refused_by_the_bytes_verified() {
+        let mut fbb = FlatBufferBuilder::new();
+        let text = fbb.create_string(&"x".repeat(8192));
+        let strings = Some(fbb.create_vector(&vec![text; 8192]));
+        let root = fb::Arrays::create(
+            &mut fbb,
+            &fb::ArraysArgs {
+                strings,
+                ints: None,
+            },
+        );
+        fbb.finish_minimal(root);
+        let bomb = fbb.finished_data();
+        let limit = verifier_options(bomb.len()).max_apparent_size;
+        let err = Codec::<Arrays>::decode(&mut Flatbuffers::default(), bomb).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "byte 0: invalid flatbuffer: more than {limit} bytes to verify in {} bytes \
+                 (offsets shared between fields)",
+                bomb.len()
+            )
+        );
+    }
+
+    /// `levels` tweets, each the quoted status of the one before, around `inner`.
+    fn nested(inner: &Tweet, levels: u32) -> Tweet {
+        let mut tweet = Tweet {
+            quoted_status: None,
+            retweeted_status: None,
+            ..inner.clone()
+        };
+        for _ in 0..levels {
+            tweet = Tweet {
+                quoted_status: Some(Box::new(tweet)),
+                ..inner.clone()
+            };
+        }
+        tweet
+    }
+
+    #[test]
+    fn tweets_nest_as_deep_as_the_nesting_limit_and_no_deeper() {
+        let tweets: Vec<Tweet> =
+            crate::tasks::load_objects(&crate::test_support::vectors().join("tweet.jsonl"))
+                .unwrap();
+        // its media's sizes are the deepest tables of a tweet
+        let deepest = tweets
+            .iter()
+            .find(|t| t.entities.media.as_ref().is_some_and(|m| !m.is_empty()))
+            .expect("a golden tweet with media");
+        let mut codec = Flatbuffers::default();
+        let mut bytes = Vec::new();
+        Codec::<Tweet>::encode(&mut codec, &nested(deepest, MAX_NESTING), &mut bytes);
+        let read = Codec::<Tweet>::decode(&mut codec, &bytes).unwrap();
+        assert!(serbench_model::TotalOrder::total_eq(
+            &read,
+            &nested(deepest, MAX_NESTING)
+        ));
+        bytes.clear();
+        Codec::<Tweet>::encode(&mut codec, &nested(deepest, MAX_NESTING + 1), &mut bytes);
+        let max_depth = verifier_options(bytes.len()).max_depth;
+        assert_eq!(
+            tweet_error(&bytes),
+            format!("byte 0: invalid flatbuffer: tables nested deeper than {max_depth}")
         );
     }
 }

@@ -65,26 +65,33 @@ impl<M: ModelType> Codec<M> for Flexbuffers {
 /// Deeper than any model (the tweet nests a handful of levels).
 const MAX_DEPTH: u32 = 64;
 
-/// Checks that the vectors and maps under `value` hold at most `budget` elements in all,
-/// each readable, at most [`MAX_DEPTH`] levels deep, and that every string is UTF-8 (the
-/// serde reader would take a string that is not as empty).
+/// Checks that the vectors and maps under `value` hold at most `budget` elements and string
+/// or blob bytes in all, each readable, at most [`MAX_DEPTH`] levels deep, and that every
+/// string is UTF-8 (the serde reader would take a string that is not as empty). Each element
+/// takes at least one byte of its vector and each string byte one byte of the buffer, and
+/// these writers share no values (only map keys, which `check_elements` does not visit), so
+/// an honest buffer fits a budget of its length: one whose offsets share a value (a tree
+/// folded into a DAG) is refused before the reader does work its size does not pay for.
 fn check_elements(value: &Reader<&[u8]>, budget: &mut usize, depth: u32) -> Result<(), String> {
-    if value.flexbuffer_type() == FlexBufferType::String {
-        return value
-            .get_str()
-            .map(|_| ())
-            .map_err(|e| format!("a string that is not UTF-8: {e}"));
-    }
-    if !value.flexbuffer_type().is_vector() {
-        return Ok(());
+    match value.flexbuffer_type() {
+        FlexBufferType::String => {
+            spend(budget, value.length(), "string bytes")?;
+            return value
+                .get_str()
+                .map(|_| ())
+                .map_err(|e| format!("a string that is not UTF-8: {e}"));
+        }
+        FlexBufferType::Blob => return spend(budget, value.length(), "blob bytes"),
+        // a key's length is where its terminating zero is found: unbounded work per visit
+        FlexBufferType::Key => return Err("a map key where a value belongs".into()),
+        kind if !kind.is_vector() => return Ok(()),
+        _ => {}
     }
     if depth > MAX_DEPTH {
         return Err(format!("nested deeper than {MAX_DEPTH}"));
     }
     let elements = value.get_vector().map_err(|e| e.to_string())?;
-    *budget = budget
-        .checked_sub(elements.len())
-        .ok_or_else(|| format!("a vector of {} elements cannot fit", elements.len()))?;
+    spend(budget, elements.len(), "vector elements")?;
     for i in 0..elements.len() {
         let element = elements.index(i).map_err(|e| e.to_string())?;
         check_elements(&element, budget, depth + 1)?;
@@ -92,10 +99,18 @@ fn check_elements(value: &Reader<&[u8]>, budget: &mut usize, depth: u32) -> Resu
     Ok(())
 }
 
+/// Takes `n` from what is left of the budget, or says what does not fit.
+fn spend(budget: &mut usize, n: usize, what: &str) -> Result<(), String> {
+    *budget = budget.checked_sub(n).ok_or_else(|| {
+        format!("{n} {what} cannot fit in the {budget} bytes left (values shared between offsets?)")
+    })?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serbench_model::Trade;
+    use serbench_model::{Arrays, Trade};
 
     #[test]
     fn structs_are_maps_keyed_by_field_name() {
@@ -122,5 +137,88 @@ mod tests {
             .as_map();
         assert_eq!(root.idx("priority").as_i64(), 2);
         assert_eq!(root.idx("prices").as_vector().idx(0).as_f64(), 0.5);
+    }
+
+    /// Packed type bytes (type << 2 | width code), every width 32 bits.
+    const STRING: u8 = 5 << 2 | 2;
+    const KEY: u8 = 4 << 2 | 2;
+    const MAP: u8 = 9 << 2 | 2;
+    const VECTOR: u8 = 10 << 2 | 2;
+    const VECTOR_INT: u8 = 11 << 2 | 2;
+
+    fn word(b: &mut Vec<u8>, v: usize) {
+        b.extend_from_slice(&u32::try_from(v).unwrap().to_le_bytes());
+    }
+
+    fn align(b: &mut Vec<u8>) {
+        b.resize(b.len().next_multiple_of(4), 0);
+    }
+
+    /// An `Arrays` written by hand whose `n` strings are all one `text`, each element of type
+    /// `element` (offsets count back from where they are stored).
+    fn arrays_sharing_one_string(text: &str, n: usize, element: u8) -> Vec<u8> {
+        let mut b = Vec::new();
+        let ints_key = b.len();
+        b.extend_from_slice(b"ints\0");
+        let strings_key = b.len();
+        b.extend_from_slice(b"strings\0");
+        align(&mut b);
+        word(&mut b, text.len());
+        let string = b.len();
+        b.extend_from_slice(text.as_bytes());
+        b.push(0);
+        align(&mut b);
+        word(&mut b, n);
+        let strings = b.len();
+        for i in 0..n {
+            word(&mut b, strings + 4 * i - string);
+        }
+        b.resize(b.len() + n, element);
+        align(&mut b);
+        word(&mut b, 0);
+        let ints = b.len();
+        word(&mut b, 2);
+        let keys = b.len();
+        word(&mut b, keys - ints_key);
+        word(&mut b, keys + 4 - strings_key);
+        // the map: its keys (offset, width) and length, then its values and their types
+        let at = b.len();
+        word(&mut b, at - keys);
+        word(&mut b, 4);
+        word(&mut b, 2);
+        let map = b.len();
+        word(&mut b, map - ints);
+        word(&mut b, map + 4 - strings);
+        b.extend_from_slice(&[VECTOR_INT, VECTOR]);
+        align(&mut b);
+        let at = b.len();
+        word(&mut b, at - map);
+        b.extend_from_slice(&[MAP, 4]);
+        b
+    }
+
+    #[test]
+    fn a_string_shared_by_many_elements_is_refused_by_its_bytes() {
+        let mut codec = Flexbuffers::default();
+        let once = arrays_sharing_one_string("lavender", 1, STRING);
+        let read: Arrays = Codec::<Arrays>::decode(&mut codec, &once).unwrap();
+        assert_eq!(
+            (read.strings, read.ints),
+            (vec!["lavender".to_string()], vec![])
+        );
+        let text = "x".repeat(4096);
+        let bomb = arrays_sharing_one_string(&text, 4096, STRING);
+        let err = Codec::<Arrays>::decode(&mut codec, &bomb).unwrap_err();
+        assert!(
+            err.message.contains("4096 string bytes cannot fit in the"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_key_where_a_value_belongs_is_an_error() {
+        let keyed = arrays_sharing_one_string("lavender", 1, KEY);
+        let err = Codec::<Arrays>::decode(&mut Flexbuffers::default(), &keyed).unwrap_err();
+        assert_eq!(err.message, "flexbuffers: a map key where a value belongs");
     }
 }
