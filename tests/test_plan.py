@@ -75,6 +75,25 @@ def test_the_default_plan_can_show_steady_state_where_the_studies_depend_on_it()
             assert g.params.warmup_max_ms > 0, g.tasks
 
 
+def test_the_default_plan_runs_every_network_task_in_every_language():
+    """Rust and C++ nodes every method; Java, whose every node is a JVM, only the methods the
+    studies' network findings compare (a study method's counterpart each): every Java method
+    would not fit the run's 5 minutes."""
+    from serbench.published import STUDY_METHODS
+    network = [g for g in load_plan(None).groups if g.tasks[0].startswith("net_")]
+    for task in ("net_fetch", "net_aggregate", "net_sort_merge"):
+        groups = [g for g in network if task in g.tasks]
+        assert {lang for g in groups for lang in g.languages} == {"rust", "cpp", "java"}, task
+        for g in groups:
+            if "java" in g.languages:
+                assert g.languages == ("java",) and g.methods
+                assert set(g.methods) <= {m.method for m in STUDY_METHODS.values()
+                                          if m.language == "java"}, g.methods
+            else:
+                assert g.methods is None  # "*"
+            assert g.params.network == "1gbit"
+
+
 def test_plan_file_and_default_name(tmp_path):
     path = tmp_path / "mine.toml"
     path.write_text(GROUP)
