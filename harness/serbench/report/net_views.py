@@ -106,8 +106,8 @@ def _language_value(c, fastest: float) -> str:
 
 def language_views(tm) -> list:
     """The same request served by each language's nodes, side by side: one row per method and
-    setting, one column per language, at the task model's n, each time with its multiple of
-    the row's fastest language; shown when the run has two languages' nodes or more."""
+    setting two languages or more have a cell of, one column per language, at the task
+    model's n, each time with its multiple of the row's fastest language."""
     languages = sorted({s.key.language for s in tm.series},
                        key=lambda lang: canonical(lang, LANGUAGES))
     if len(languages) < 2 or tm.n is None:
@@ -118,6 +118,8 @@ def language_views(tm) -> list:
     table = []
     for name, by_language in rows.items():
         cells = [c for c in by_language.values() if c is not None]
+        if len(cells) < 2:
+            continue  # one language's own method: its number is in the ranking above
         times = [c.total.median for c in cells if c.measured]
         table.append(Row([name, *(_language_value(by_language.get(lang), min(times, default=0))
                                   for lang in languages)],
@@ -127,7 +129,8 @@ def language_views(tm) -> list:
                   "The same request (method, source, tree) served by each language's nodes: "
                   "median total time, and in brackets its multiple of the fastest language "
                   "in the row (1.00x); a language without a number says why (unsupported: "
-                  "its driver lacks the method; not run: the plan did not ask for it).",
+                  "its driver lacks the method; not run: the plan did not ask for it). A "
+                  "method only one language ran is in the ranking above.",
                   numeric=frozenset(range(1, len(languages) + 1)))]
 
 

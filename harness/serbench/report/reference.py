@@ -671,9 +671,10 @@ COMPARISONS: dict[str, Comparison] = {
 
 
 def missing_reason(fig: PublishedFigure, measured: Measured) -> str:
-    """Why a figure has no measured outcome: the cells it needs; the network findings, which
-    the default plan leaves out, are not yet measurable rather than unmeasured. Cells that
-    exist but ran unsteady are said to be left out, not to be missing."""
+    """Why a figure has no measured outcome: the cells it needs; a network finding is not yet
+    measurable rather than unmeasured (the default plan's network groups are small: other
+    densities and sizes are plans/network.toml's). Cells that exist but ran unsteady are said
+    to be left out, not to be missing."""
     what = fig.needs or f"{fig.task or 'sizes or write'} cells of {fig.model}"
     network = (fig.task or "").startswith("net_")
     reason = f"{'not yet measurable' if network else 'not measured in this run'}: this run " \
