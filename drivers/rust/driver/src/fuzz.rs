@@ -22,7 +22,7 @@ use crate::methods::Codec;
 use crate::paged::index::{EntriesHash, Entry, ENTRY_BYTES, HEADER_BYTES};
 use crate::paged::{data_path, index_path, PageBuffer};
 use crate::protocol::{Depth, Failure};
-use crate::registry::{with_codec, CodecJob};
+use crate::registry::{with_codec, CodecJob, MethodSpec, METHODS};
 use crate::tasks::{read_objects, Read, ReadOutcome, Selection};
 use crate::timing::IoTimer;
 
@@ -49,6 +49,29 @@ pub fn decoder(method: &str, variant: &str, canonical: bool, data: &[u8]) -> boo
         canonical,
     };
     with_codec(method, variant, model_of(model), job).expect("a method of the registry")
+}
+
+/// Every method's reader: `[method byte][model byte][one object's bytes]`, the method the
+/// n-th (modulo) of [`readers`], read through its checking variant where it lists one (a
+/// `validate` variant means its default trusts its bytes: PROTOCOL.md 3).
+pub fn any_reader(data: &[u8]) -> bool {
+    let Some((&pick, rest)) = data.split_first() else {
+        return false;
+    };
+    let method = readers()
+        .nth(pick as usize % readers().count())
+        .expect("in range");
+    let variant = if method.variants.contains(&"validate") {
+        "validate"
+    } else {
+        ""
+    };
+    decoder(method.id, variant, false, rest)
+}
+
+/// The methods that read objects (`raw` copies bytes and decodes nothing).
+pub fn readers() -> impl Iterator<Item = &'static MethodSpec> {
+    METHODS.iter().filter(|m| !m.depths.is_empty())
 }
 
 /// The bytes of `words` (8-aligned).
@@ -258,6 +281,16 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         frame.extend_from_slice(&pages);
         out.push(("net", format!("{model}"), frame));
     }
+    for (r, reader) in readers().enumerate() {
+        for (m, model) in ModelId::ALL.into_iter().enumerate() {
+            let encoded = with_codec(reader.id, "", model, Encode).expect("registered");
+            for (n, object) in encoded.into_iter().enumerate() {
+                let mut input = vec![r as u8, m as u8];
+                input.extend_from_slice(&object);
+                out.push(("methods", format!("{}-{model}-{n}", reader.id), input));
+            }
+        }
+    }
     // a hello as a peer sends it, so every run parses JSON from its first input
     let hello = crate::net::wire::Hello {
         role: "data".into(),
@@ -268,6 +301,37 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     frame.extend(hello.to_payload());
     out.push(("net", "hello".into(), frame));
     out
+}
+
+/// Every golden object of the model, encoded by the method.
+#[cfg(test)]
+struct Encode;
+
+#[cfg(test)]
+impl CodecJob for Encode {
+    type Output = Vec<Vec<u8>>;
+
+    fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Vec<Vec<u8>> {
+        encode_each(&mut codec, &golden_objects())
+    }
+}
+
+#[cfg(test)]
+fn golden_objects<M: ModelType>() -> Vec<M> {
+    let path = crate::test_support::vectors().join(format!("{}.jsonl", M::ID));
+    crate::tasks::load_objects(&path).unwrap()
+}
+
+#[cfg(test)]
+fn encode_each<M: ModelType, C: Codec<M>>(codec: &mut C, objects: &[M]) -> Vec<Vec<u8>> {
+    objects
+        .iter()
+        .map(|o| {
+            let mut bytes = Vec::new();
+            codec.encode(o, &mut bytes);
+            bytes
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -285,17 +349,9 @@ impl CodecJob for MakeSeeds {
     type Output = Seeds;
 
     fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Seeds {
-        use crate::test_support::{vectors, Scratch};
-        let path = vectors().join(format!("{}.jsonl", M::ID));
-        let objects: Vec<M> = crate::tasks::load_objects(&path).unwrap();
-        let encoded = objects
-            .iter()
-            .map(|o| {
-                let mut bytes = Vec::new();
-                codec.encode(o, &mut bytes);
-                bytes
-            })
-            .collect();
+        use crate::test_support::Scratch;
+        let objects: Vec<M> = golden_objects();
+        let encoded = encode_each(&mut codec, &objects);
         let scratch = Scratch::new();
         let base = scratch.join("seed");
         crate::tasks::write::write_file(&mut codec, &objects, &base, 64, &IoTimer::default())
@@ -342,7 +398,7 @@ mod tests {
     fn committed_seeds_are_current() {
         let bless = std::env::var_os("SERBENCH_BLESS_SEEDS").is_some();
         let seeds = seeds();
-        for target in ["handcoded", "paged", "rkyv", "net"] {
+        for target in ["handcoded", "paged", "rkyv", "net", "methods"] {
             let dir = seed_dir(target);
             if bless {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -386,6 +442,7 @@ mod tests {
             match target {
                 "handcoded" => assert!(decoder("handcoded", "", true, &bytes), "{name}"),
                 "rkyv" => assert!(decoder("rkyv", "validate", false, &bytes), "{name}"),
+                "methods" => assert!(any_reader(&bytes), "{name}"),
                 "net" if name == "hello" => {
                     let hello = crate::net::wire::Hello::parse(&bytes[2..], "seed").unwrap();
                     assert_eq!(hello.to_payload(), bytes[2..], "{name}")
@@ -418,6 +475,8 @@ mod tests {
     fn bad_inputs_are_errors_not_panics() {
         for (_, _, bytes) in seeds() {
             for cut in [0, 1, 5, bytes.len() / 2, bytes.len() - 1] {
+                let cut = cut.min(bytes.len());
+                any_reader(&bytes[..cut]);
                 decoder("handcoded", "", true, &bytes[..cut]);
                 decoder("rkyv", "validate", false, &bytes[..cut]);
                 paged(&bytes[..cut]);
@@ -427,6 +486,7 @@ mod tests {
             for i in (0..flipped.len()).step_by(7) {
                 flipped[i] ^= 0x5a;
             }
+            any_reader(&flipped);
             decoder("handcoded", "", true, &flipped);
             decoder("rkyv", "validate", false, &flipped);
             paged(&flipped);
