@@ -344,7 +344,7 @@ FIGURES: tuple[PublishedFigure, ...] = (
                     values={"low": 5, "high": 7, "ratio": 6},
                     needs="net_fetch cells from RAM of an in-place method (inplace, rkyv) "
                           "and another",
-                    cells=(CellNeed("net_fetch", None, ("rust rkyv", "rust handcoded"),
+                    cells=(CellNeed("net_fetch", None, ("cpp inplace", "cpp handcoded"),
                                     "source=ram"),)),
     PublishedFigure("net_aggregate_spread", "sparse-vector tree aggregation: JSON+gzip / "
                     "fastest", "up to 100x", REFERENCE_STUDY, model="sparse",
