@@ -5,6 +5,7 @@ import json
 import signal
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -16,7 +17,8 @@ from rich.table import Table
 
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
-from .plan import CPU_LIST, Cell, Plan, describe, load_embedded, load_plan
+from .network.dask_placement import ClusterError
+from .plan import CLUSTER_ADDRESS, CPU_LIST, Cell, Plan, describe, load_embedded, load_plan
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
 console = Console(stderr=True)
@@ -114,10 +116,23 @@ def _minutes(seconds: float) -> str:
 @click.option("--pin", help="CPU list for the drivers (taskset), e.g. 2 or 2-3; overrides the plan")
 @click.option("--run-id", help="id of the new run (default: time-based)")
 @click.option("--keep-files", is_flag=True, help="keep the paged files the run wrote")
-def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool) -> str:
+@click.option("--cluster", metavar="ADDRESS",
+              help="a Dask scheduler (tcp://HOST:PORT or tls://...) whose workers run the network "
+                   "cells' nodes; overrides the plan's cluster key")
+def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool,
+        cluster: str | None = None) -> str:
     """Run a plan (a TOML file or an embedded plan name; default: the embedded default plan on
     the default data) and store every sample in the results database."""
-    return run_with_progress(_plan(plan), _pin(pin), run_id, keep_files)
+    return run_with_progress(_with_cluster(_plan(plan), cluster), _pin(pin), run_id, keep_files)
+
+
+def _with_cluster(chosen: Plan, address: str | None) -> Plan:
+    if address is None:
+        return chosen
+    if not CLUSTER_ADDRESS.match(address):
+        raise click.BadParameter(f"{address!r} is not a Dask scheduler address like "
+                                 "tcp://10.0.0.1:8786 or tls://host:8786", param_hint="--cluster")
+    return replace(chosen, params=replace(chosen.params, cluster=address))
 
 
 def run_with_progress(chosen: Plan, pin: str | None, run_id: str | None, keep_files: bool,
@@ -132,6 +147,8 @@ def run_with_progress(chosen: Plan, pin: str | None, run_id: str | None, keep_fi
         try:
             run_id = run_plan(chosen, results, run_id=run_id, pin=pin, keep_files=keep_files,
                               listener=bar, strict=strict)
+        except ClusterError as exc:
+            raise click.ClickException(str(exc)) from None
         finally:
             bar.stop()
     summary = ", ".join(f"{bar.counts[s]} {s}" for s in CELL_STATUSES if bar.counts[s])

@@ -53,6 +53,15 @@ network = "1gbit"                 # network tasks: each node in its own namespac
                                   # shaped to this rate (tbf; no delay emulation), "none"
                                   # (namespaces, unshaped) or "loopback" (no namespaces);
                                   # without root: loopback, said in every cell
+cluster = ""                      # network tasks: a Dask scheduler (tcp://HOST:PORT or
+                                  # tls://...) whose workers run the nodes instead (the
+                                  # network key then does not apply); `run --cluster` wins
+cluster_workers = []              # the workers nodes go to, by name, in order (node i on
+                                  # the (i // cluster_nodes_per_worker)-th); [] = all, by name
+cluster_nodes_per_worker = 1
+cluster_tls_ca = ""               # with tls://: certificate files for Dask's Security (else
+cluster_tls_cert = ""             # SERBENCH_CLUSTER_TLS_CA/_CERT/_KEY, else Dask's config)
+cluster_tls_key = ""              # (the cluster keys are run-wide: [params] only)
 
 [[group]]                         # one or more; each is a product of its lists
 tasks = ["write", "read_seq", "read_rand"]   # any of PROTOCOL_TASKS
@@ -146,6 +155,17 @@ class Params:
     densities: tuple[float, ...] = ()
     net_page_bytes: int = 20 << 20
     network: str = "1gbit"
+    cluster: str = ""
+    cluster_workers: tuple[str, ...] = ()
+    cluster_nodes_per_worker: int = 1
+    cluster_tls_ca: str = ""
+    cluster_tls_cert: str = ""
+    cluster_tls_key: str = ""
+
+
+CLUSTER_KEYS = ("cluster", "cluster_workers", "cluster_nodes_per_worker", "cluster_tls_ca",
+                "cluster_tls_cert", "cluster_tls_key")
+CLUSTER_ADDRESS = re.compile(r"^(tcp|tls)://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$")
 
 
 @dataclass(frozen=True)
@@ -377,13 +397,26 @@ class _Checker:
                 raise self.error(path, "must be loopback, none (unshaped namespaces) or a link "
                                        f"rate such as 1gbit or 100mbit, got {value!r}")
             return value
+        if key == "cluster":
+            if self.string(value, path) and not CLUSTER_ADDRESS.match(value):
+                raise self.error(path, "must be a Dask scheduler address such as "
+                                       f"tcp://10.0.0.1:8786 or tls://host:8786, got {value!r}")
+            return value
+        if key == "cluster_workers":
+            if not isinstance(value, list) or any(not isinstance(v, str) or not v for v in value) \
+                    or len(set(value)) != len(value):
+                raise self.error(path, f"must be a list of distinct worker names, got {value!r}")
+            return tuple(value)
+        if key in ("cluster_tls_ca", "cluster_tls_cert", "cluster_tls_key"):
+            return self.string(value, path)
         if key == "pin_cpus":
             if self.string(value, path) and not CPU_LIST.match(value):
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
                    "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0,
-                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536, "tree_depth": 1}[key]
+                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536, "tree_depth": 1,
+                   "cluster_nodes_per_worker": 1}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
@@ -414,6 +447,9 @@ class _Checker:
                 raise self.error(f"{where}.tasks", f"unknown task {task!r}; known: "
                                                    f"{', '.join(PROTOCOL_TASKS + NET_TASKS)}")
         param_table = {k: v for k, v in table.items() if k in PARAM_TYPES}
+        for key in CLUSTER_KEYS:
+            if key in param_table:
+                raise self.error(f"{where}.{key}", "a run-wide key: set it in [params]")
         params = self.params(param_table, defaults, where)
         if "sort_dedup" in tasks:
             self.check_sort_budget(params, where)

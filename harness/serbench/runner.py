@@ -39,7 +39,7 @@ from .native import NativeError, datagen_path
 from .paths import cache_dir, data_root, home
 from .network.measure import Networks
 from .paged import raw_checksum
-from .plan import RAW, Cell, Plan, expand, summary
+from .plan import NET_TASKS, RAW, Cell, Plan, expand, summary
 from . import steady
 from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id, record_process
@@ -739,6 +739,13 @@ class Listener:
         pass
 
 
+def cluster_settings(params) -> "ClusterSettings":
+    from .network.dask_placement import ClusterSettings
+    return ClusterSettings(params.cluster, params.cluster_workers,
+                           params.cluster_nodes_per_worker, params.cluster_tls_ca,
+                           params.cluster_tls_cert, params.cluster_tls_key)
+
+
 def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: str | None = None,
              keep_files: bool = False, root: Path | None = None,
              listener: Listener | None = None, strict: bool = True) -> str:
@@ -747,15 +754,32 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
     drivers, infos, cells = prepare(plan, root, strict)
     listener = listener or Listener()
     run_id = run_id or new_run_id()
-    runner = Runner(plan, cells, drivers, infos, results, run_id, pin, keep_files, listener)
+    runner = Runner(plan, cells, drivers, infos, results, run_id, pin, keep_files, listener,
+                    networks=Networks(cluster_settings(plan.params)))
     for cell in cells:  # before the run row exists, so a damaged dataset stops nothing midway
         if cell.task != "write" and not cell.unsupported and cell.method != RAW:
             runner.dataset_hashes(cell)
     provenance = collect({lang: {"path": str(path), "info": infos[lang]}
                           for lang, path in drivers.items()})
+    run_params = {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
+                  "cells": len(cells)}
+    net_languages = {lang for cell in cells if cell.task in NET_TASKS and not cell.unsupported
+                     for lang in (cell.language, *cell.roles.values())}
+    if net_languages:
+        try:  # every host checked against this one before anything is timed
+            cluster = runner.networks.connect({lang: drivers[lang] for lang in
+                                               sorted(net_languages) if lang in drivers})
+        except BaseException:
+            runner.networks.close()
+            raise
+        if cluster is not None:  # in the run's params: the hosts every node ran on
+            run_params["cluster"] = {"address": plan.params.cluster,
+                                     "workers": [{"name": w.name, "address": w.address,
+                                                  "host": w.facts.get("host"),
+                                                  "git": w.facts.get("git")}
+                                                 for w in cluster.workers]}
     results.begin_run(run_id, plan.name, plan.toml, plan.params.seed, provenance,
-                      {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
-                       "cells": len(cells)}, machine_state())
+                      run_params, machine_state())
     listener.ready(cells)
     try:
         runner.execute()

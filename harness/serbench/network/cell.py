@@ -157,7 +157,7 @@ def blame(exc: Exception, nodes: dict[str, NodeProcess]) -> NetFailure:
     """The failure to record: a node that died is the cause its peers' errors report, so it
     is named first; otherwise the node whose error arrived first."""
     time.sleep(SETTLE_S)  # let every node's death or error land before choosing
-    dead = [n for n in nodes.values() if n.exit_note() and "signal" in n.exit_note()]
+    dead = [n for n in nodes.values() if n.died()]
     if dead:
         node = dead[0]
         return NetFailure(f"node {node.name} died ({node.exit_note()}); then: {exc}",

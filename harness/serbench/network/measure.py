@@ -14,7 +14,7 @@ from .aggregate import Aggregate, DensityError
 from .fetch import Fetch
 from .sort_merge import SortMerge
 from .namespaces import NamespaceNetwork, NamespacePlacement, NetworkError, unavailable
-from .placement import LocalPlacement, Placement
+from .placement import LocalPlacement, Placement, PlacementError
 
 # one module per network task, by id
 TASKS = {task.id: task for task in (Fetch(), Aggregate(), SortMerge())}
@@ -24,12 +24,30 @@ NODE_FIGURES = ("total_ns", "cpu_ns", "io_ns", "bytes_sent", "bytes_received", "
 
 class Networks:
     """The run's emulated networks, one per link setting, made on first use (each link's
-    throughput measured then) and torn down by `close` at the end of the run."""
+    throughput measured then) and torn down by `close` at the end of the run; or, with a
+    cluster, the run's one connection to its Dask scheduler (every network cell's nodes on its
+    workers, whatever the cell's network says)."""
 
-    def __init__(self):
+    def __init__(self, cluster: "ClusterSettings | None" = None):
         self.made: dict[str, NamespaceNetwork] = {}
+        self.cluster_settings = cluster if cluster and cluster.address else None
+        self.cluster = None
 
-    def placement(self, network: str) -> Placement:
+    def connect(self, drivers: dict[str, Path]):
+        """The cluster, connected and its hosts checked against the harness (a mismatch raises
+        ClusterError naming the host); None without a cluster."""
+        if self.cluster_settings is None:
+            return None
+        from .dask_placement import Cluster
+        if self.cluster is None:
+            self.cluster = Cluster(self.cluster_settings)
+        self.cluster.check(drivers)
+        return self.cluster
+
+    def placement(self, network: str, drivers: dict[str, Path] | None = None) -> Placement:
+        if self.cluster_settings is not None:
+            from .dask_placement import DaskPlacement
+            return DaskPlacement(self.connect(drivers or {}))
         if network == "loopback":
             return LocalPlacement()
         why = unavailable()
@@ -43,6 +61,9 @@ class Networks:
         for network in self.made.values():
             network.close()
         self.made.clear()
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
 
 
 class Fallback(LocalPlacement):
@@ -75,9 +96,13 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
     except DensityError as exc:
         return CellResult("failed", "no_input", str(exc))
     try:
-        placement = networks.placement(cell.network)
+        placement = networks.placement(cell.network, drivers)
+        placement.share(node_inputs(task, net_cell), work)
     except NetworkError as exc:
         return CellResult("failed", "network", f"setting up network {cell.network}: {exc}")
+    except PlacementError as exc:
+        shutil.rmtree(work, ignore_errors=True)
+        return CellResult("failed", "network", str(exc))
     try:
         try:
             run = run_cell(task, net_cell, placement, drivers)
@@ -103,6 +128,18 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
            else root.get("checksum") or dict(expected))
     return CellResult("ok", expected=expected, got=got, eviction="none", counters=counters,
                       samples=samples)
+
+
+def node_inputs(task, cell) -> list[Path]:
+    """The files the cell's nodes read: each node's `input` (a file, or a paged file's base
+    path: its files)."""
+    files: list[Path] = []
+    for spec in task.nodes(cell):
+        if "input" in spec.params:
+            path = Path(spec.params["input"])
+            found = [path] if path.is_file() else sorted(path.parent.glob(path.name + ".*"))
+            files += [f for f in found if f not in files]
+    return files
 
 
 def sample(reports: dict[str, dict], timing: str) -> dict:

@@ -41,6 +41,17 @@ class NodeProcess:
             return None
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
+    def died(self) -> bool:
+        """Whether it was killed (rather than exiting after an error of its own)."""
+        note = self.exit_note()
+        return bool(note) and "signal" in note
+
+    def wait(self, timeout_s: float) -> None:
+        try:
+            self.proc.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            pass
+
     def stderr_tail(self) -> str:
         return self.stderr.text(settle_s=0.2)
 
@@ -48,11 +59,11 @@ class NodeProcess:
         _kill_group(self.proc)
 
 
-def start_listening(name: str, command: list[str]) -> NodeProcess:
+def start_listening(name: str, command: list[str], stdin=subprocess.DEVNULL) -> NodeProcess:
     """Starts `command` (a driver's `listen`) and waits for the first stdout line, the JSON
-    object that names the bound address."""
+    object that names the bound address (`stdin`: a Dask worker holds a pipe, the lease)."""
     try:
-        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         raise PlacementError(f"node {name}: cannot start {command[0]}: {exc}") from None
@@ -86,6 +97,11 @@ class Placement(ABC):
     def describe(self) -> dict:
         """The network the nodes ran on, for every cell's counters."""
 
+    def share(self, files: list[Path], work: Path) -> None:
+        """Makes the cell's node input files and its work directory (outputs) available where
+        its nodes run, or raises PlacementError naming the host where they are not; nothing
+        to do when the nodes run on this machine."""
+
     def start(self, name: str, driver: Path) -> NodeProcess:
         node = self.launch(len(self.nodes), name, driver)
         self.nodes.append(node)
@@ -94,10 +110,7 @@ class Placement(ABC):
     def close(self) -> None:
         deadline = time.monotonic() + 5.0
         for node in self.nodes:
-            try:
-                node.proc.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
+            node.wait(max(0.0, deadline - time.monotonic()))
             node.kill()
         self.nodes.clear()
 

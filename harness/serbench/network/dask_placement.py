@@ -1,0 +1,497 @@
+"""Nodes on the workers of a Dask distributed cluster (`serbench run PLAN --cluster ADDRESS`).
+
+Dask is only the means of reaching hosts: every node is started through `Client.run` on the
+worker it is placed on (a function run in the worker process, outside Dask's task queue,
+never a task), as `python -m serbench.network.lease` wrapping the worker's own build of the
+driver's `listen`, in a new session, listening on the worker's own address (never 0.0.0.0).
+The harness then talks to the node over TCP exactly as on one machine: the cell runner sees
+only `Placement.launch` -> a node with an address.
+
+Placement: node i of a cell goes to worker i // nodes_per_worker of the chosen workers (the
+plan's `cluster_workers` in that order, else every worker of the cluster sorted by name); a
+cell needing more nodes than that fails naming what is missing.
+
+Teardown: `close` kills each node's whole process group through its worker. A lease covers the
+rest: the harness renews every node's lease every LEASE_S / 4 s; a node whose worker dies (the
+lease pipe closes) or whose harness stops renewing (LEASE_S s) is killed with its group by its
+own wrapper (`lease.py`).
+
+Before anything is timed (`Cluster.check`), every chosen worker must run the harness's serbench
+commit and drivers whose `info` equals the harness's; each worker's host facts (hostname, CPU,
+cores, memory, kernel) are recorded in every cell's counters (`placement.describe()`). Files:
+the nodes read their inputs and write their outputs at the paths the harness gives, so the
+run's data and work directories must be the same files on every host (one machine, or a shared
+filesystem such as NFS at the same path); `share` proves it per cell (every input file's
+sha256 on every worker against the harness's, and a probe written by the harness read back by
+each worker in the work directory) and fails the cell naming the host otherwise. Nothing is
+copied.
+
+Security: a `tls://` scheduler address with the plan's (or environment's) certificate files
+passed to Dask's `Security`; see the README's cluster section for what is exposed.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..paths import REPO
+from .placement import NodeProcess, Placement, PlacementError, start_listening
+
+LEASE_S = 20.0  # a node outlives its harness by at most this long
+CONNECT_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 10.0  # one Client.run round trip
+START_TIMEOUT_S = 40.0  # a node's start: it has 30 s to print its address
+TLS_ENV = {"ca": "SERBENCH_CLUSTER_TLS_CA", "cert": "SERBENCH_CLUSTER_TLS_CERT",
+           "key": "SERBENCH_CLUSTER_TLS_KEY"}
+
+
+class ClusterError(PlacementError):
+    """The cluster cannot be used as the plan asks (unreachable, missing or mismatched
+    workers); the message names the host."""
+
+
+# ---------------------------------------------------------------------------------------------
+# worker side: run in the worker process by Client.run (this module is imported there, so the
+# worker runs serbench from its own checkout, whose commit the harness compares)
+
+_NODES: dict[str, NodeProcess] = {}
+
+
+def _worker_host(dask_worker) -> str:
+    from distributed.comm.addressing import get_address_host
+    return get_address_host(dask_worker.address)
+
+
+def _driver_on_worker(relative: str) -> str:
+    """The harness's driver path as this host has it: under this checkout when the harness's
+    was under its own, else the same absolute path."""
+    path = Path(relative)
+    return str(path if path.is_absolute() else REPO / path)
+
+
+async def worker_start(key: str, name: str, driver: str, lease_s: float,
+                       dask_worker=None) -> dict:
+    host = _worker_host(dask_worker)
+    command = [sys.executable, "-m", "serbench.network.lease", f"{lease_s:g}", "--",
+               _driver_on_worker(driver), "listen", "--address", f"{_bracket(host)}:0"]
+    loop = asyncio.get_running_loop()
+    node = await loop.run_in_executor(None, lambda: start_listening(name, command,
+                                                                    stdin=subprocess.PIPE))
+    _NODES[key] = node
+    return {"address": node.address, "pid": node.proc.pid}
+
+
+def _bracket(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def worker_renew(keys: list[str]) -> dict[str, str | None]:
+    """Renews the nodes' leases; how each one ended, if it has."""
+    notes = {}
+    for key in keys:
+        node = _NODES.get(key)
+        if node is None:
+            notes[key] = "unknown to this worker (restarted?)"
+            continue
+        try:
+            node.proc.stdin.write(b".")
+            node.proc.stdin.flush()
+        except (OSError, ValueError):
+            pass
+        notes[key] = node.exit_note()
+    return notes
+
+
+def worker_poll(keys: list[str]) -> dict[str, str | None]:
+    return {key: (_NODES[key].exit_note() if key in _NODES else "unknown to this worker")
+            for key in keys}
+
+
+def worker_wait(keys: list[str], timeout_s: float) -> dict[str, str | None]:
+    deadline = time.monotonic() + timeout_s
+    for key in keys:
+        node = _NODES.get(key)
+        if node is not None:
+            try:
+                node.proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+    return worker_poll(keys)
+
+
+def worker_stderr(key: str) -> str:
+    node = _NODES.get(key)
+    return node.stderr_tail() if node else ""
+
+
+def worker_kill(keys: list[str]) -> dict[str, str | None]:
+    """Kills each node's process group (wrapper and driver) and forgets it."""
+    notes = {}
+    for key in keys:
+        node = _NODES.pop(key, None)
+        if node is None:
+            continue
+        node.kill()
+        if node.proc.stdin:
+            try:
+                node.proc.stdin.close()
+            except OSError:
+                pass
+        notes[key] = node.exit_note()
+    return notes
+
+
+def worker_facts(drivers: dict[str, str]) -> dict:
+    """This host: its provenance, serbench commit and each driver's `info`."""
+    from ..provenance import git_state, host
+    infos = {}
+    for language, relative in drivers.items():
+        path = _driver_on_worker(relative)
+        try:
+            proc = subprocess.run([path, "info"], capture_output=True, timeout=60,
+                                  start_new_session=True)
+            infos[language] = (json.loads(proc.stdout) if proc.returncode == 0 else
+                               {"error": f"{path} info: exit {proc.returncode}: "
+                                         f"{proc.stderr.decode(errors='replace')[-300:]}"})
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            infos[language] = {"error": f"{path} info: {exc}"}
+    return {"host": host(), "git": git_state(), "infos": infos, "python": sys.executable}
+
+
+_HASHES: dict[tuple, str] = {}
+
+
+def file_sha256(path: str) -> str | None:
+    """The file's sha256 (cached by path, size and mtime), None when it is missing."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    if key not in _HASHES:
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+        _HASHES[key] = digest.hexdigest()
+    return _HASHES[key]
+
+
+def worker_share(files: list[str], probe: str) -> dict:
+    """What this worker sees of the harness's files: each one's sha256 and the probe's text."""
+    try:
+        probe_text = Path(probe).read_text()
+    except OSError as exc:
+        probe_text = f"unreadable: {exc}"
+    return {"files": {f: file_sha256(f) for f in files}, "probe": probe_text}
+
+
+# ---------------------------------------------------------------------------------------------
+# harness side
+
+
+@dataclass
+class ClusterSettings:
+    """The plan's `cluster*` keys (the command line's --cluster wins over `address`)."""
+
+    address: str = ""
+    workers: tuple[str, ...] = ()  # by name, in placement order; () = every worker by name
+    nodes_per_worker: int = 1
+    tls_ca: str = ""
+    tls_cert: str = ""
+    tls_key: str = ""
+
+    def security(self):
+        """Dask's Security from the plan's certificate files, else the environment's
+        (SERBENCH_CLUSTER_TLS_*), else Dask's own configuration (DASK_DISTRIBUTED__COMM__TLS__*
+        or its config files); a tls:// address without any certificate is refused."""
+        from distributed.security import Security
+        files = {k: getattr(self, f"tls_{k}") or os.environ.get(env, "")
+                 for k, env in TLS_ENV.items()}
+        if any(files.values()):
+            missing = [k for k, v in files.items() if not v]
+            if missing:
+                raise ClusterError(f"cluster TLS needs a CA, a certificate and a key; missing: "
+                                   f"{', '.join(missing)} (plan cluster_tls_* or "
+                                   f"{', '.join(TLS_ENV[m] for m in missing)})")
+            for kind, path in files.items():
+                if not Path(path).is_file():
+                    raise ClusterError(f"cluster TLS {kind} file {path} does not exist")
+            return Security(tls_ca_file=files["ca"], tls_client_cert=files["cert"],
+                            tls_client_key=files["key"], require_encryption=True)
+        security = Security()
+        if self.address.startswith("tls://") and not security.tls_ca_file:
+            raise ClusterError(f"{self.address} is a TLS address but no certificate is given: "
+                               f"set cluster_tls_ca/_cert/_key in the plan or "
+                               f"{', '.join(TLS_ENV.values())}")
+        return security
+
+
+@dataclass
+class Worker:
+    name: str
+    address: str
+    facts: dict = field(default_factory=dict)
+
+    @property
+    def host(self) -> str:
+        return self.facts.get("host", {}).get("hostname") or self.address
+
+    def label(self) -> str:
+        return f"worker {self.name} on host {self.host} ({self.address})"
+
+
+class Cluster:
+    """One connection to the scheduler for the whole run, its chosen workers checked once."""
+
+    def __init__(self, settings: ClusterSettings):
+        from distributed import Client
+        self.settings = settings
+        try:
+            self.client = Client(settings.address, timeout=CONNECT_TIMEOUT_S,
+                                 security=settings.security(), set_as_default=False)
+        except ClusterError:
+            raise
+        except Exception as exc:  # OSError, TimeoutError, a TLS refusal, ...
+            raise ClusterError(f"cannot reach the Dask scheduler at {settings.address}: "
+                               f"{type(exc).__name__}: {exc}") from None
+        self.workers: list[Worker] = []
+        self.checked = False
+        self._leases: dict[str, list[str]] = {}  # worker address -> node keys
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew_loop, daemon=True)
+        self._renewer.start()
+
+    def choose(self) -> list[Worker]:
+        """The workers nodes go to, in placement order."""
+        found = {info.get("name"): address for address, info in
+                 self.client.scheduler_info(n_workers=-1)["workers"].items()}
+        names = {str(k): v for k, v in found.items()}
+        if self.settings.workers:
+            missing = [w for w in self.settings.workers if w not in names]
+            if missing:
+                raise ClusterError(
+                    f"worker{'s' if len(missing) > 1 else ''} {', '.join(missing)} named by the "
+                    f"plan {'are' if len(missing) > 1 else 'is'} not in the cluster at "
+                    f"{self.settings.address} (it has: {', '.join(sorted(names)) or 'none'})")
+            chosen = list(self.settings.workers)
+        else:
+            chosen = sorted(names)
+        if not chosen:
+            raise ClusterError(f"the cluster at {self.settings.address} has no workers")
+        return [Worker(name, names[name]) for name in chosen]
+
+    def check(self, drivers: dict[str, Path]) -> None:
+        """Every chosen worker's serbench commit and driver `info` against the harness's; a
+        mismatch names the host. Done once per run, before the first cell is timed."""
+        if self.checked:
+            return
+        from ..provenance import git_state
+        self.workers = self.choose()
+        relative = {lang: _relative(path) for lang, path in drivers.items()}
+        mine = worker_facts(relative)
+        facts = self.run_each(worker_facts, relative)
+        problems = []
+        for worker in self.workers:
+            worker.facts = facts[worker.address]
+            if isinstance(worker.facts, Exception):
+                problems.append(f"{worker.name} ({worker.address}): {worker.facts}")
+                worker.facts = {}
+                continue
+            commit = worker.facts["git"].get("commit")
+            if commit != git_state()["commit"]:
+                problems.append(f"{worker.label()} runs serbench commit {commit}, the harness "
+                                f"{mine['git']['commit']}")
+            for language, info in mine["infos"].items():
+                theirs = worker.facts["infos"].get(language)
+                if theirs != info:
+                    problems.append(f"{worker.label()}: its {language} driver's info differs "
+                                    f"from the harness's ({_first_difference(info, theirs)})")
+        if problems:
+            raise ClusterError("the cluster's hosts do not match the harness: "
+                               + "; ".join(problems))
+        self.checked = True
+
+    def run_each(self, function, *args, workers: list[Worker] | None = None) -> dict:
+        """`function(*args)` on every chosen worker, each answer or exception by address."""
+        addresses = [w.address for w in (workers or self.workers)]
+        return self.run(function, *args, workers=addresses)
+
+    def run(self, function, *args, workers: list[str], timeout_s: float = CALL_TIMEOUT_S,
+            **kwargs) -> dict:
+        """Each worker's answer or exception, by address: a worker the scheduler no longer has
+        (dead, killed) answers at once with a LookupError, not after a connect timeout."""
+        try:
+            present = set(self.client.scheduler_info(n_workers=-1)["workers"])
+            alive = [a for a in workers if a in present]
+            answers = self.client.sync(self.client._run, function, *args, workers=alive,
+                                       on_error="return", callback_timeout=timeout_s,
+                                       **kwargs) if alive else {}
+        except Exception as exc:  # the scheduler unreachable, a timeout
+            return {address: exc for address in workers}
+        return {a: answers.get(a, LookupError("the scheduler no longer has this worker "
+                                              "(it died or left)")) for a in workers}
+
+    def lease(self, address: str, key: str) -> None:
+        with self._lock:
+            self._leases.setdefault(address, []).append(key)
+
+    def release(self, address: str, key: str) -> None:
+        with self._lock:
+            keys = self._leases.get(address, [])
+            if key in keys:
+                keys.remove(key)
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(LEASE_S / 4):
+            with self._lock:
+                leases = {a: list(k) for a, k in self._leases.items() if k}
+            for address, keys in leases.items():
+                self.run(worker_renew, keys, workers=[address])
+
+    def close(self) -> None:
+        self._stop.set()
+        try:
+            self.client.close(timeout=10)
+        except Exception:
+            pass
+
+
+def _relative(path: Path) -> str:
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(REPO.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _first_difference(a: dict, b: dict | None) -> str:
+    if b is None:
+        return "it has no such driver"
+    if "error" in b:
+        return b["error"]
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) != b.get(key):
+            return f"{key}: {json.dumps(b.get(key))[:120]} there, {json.dumps(a.get(key))[:120]} here"
+    return "?"
+
+
+class RemoteNode(NodeProcess):
+    """A node started on a worker: its state, stderr and teardown go through the worker; a
+    worker that is gone answers nothing, which is said with its name and host."""
+
+    def __init__(self, name: str, address: str, worker: Worker, key: str, cluster: Cluster,
+                 pid: int = 0):
+        super().__init__(name, address, None, None)
+        self.worker, self.key, self.cluster = worker, key, cluster
+        self.pid = pid  # the lease wrapper's, the leader of the node's process group
+        self._note: str | None = None
+
+    def _call(self, function, *args):
+        answer = self.cluster.run(function, *args, workers=[self.worker.address])
+        return answer.get(self.worker.address, KeyError(self.worker.address))
+
+    def exit_note(self) -> str | None:
+        if self._note:
+            return self._note
+        answer = self._call(worker_poll, [self.key])
+        if isinstance(answer, Exception):
+            self._note = (f"lost with {self.worker.label()}: "
+                          f"{type(answer).__name__}: {answer}".rstrip(": "))
+            return self._note
+        note = answer.get(self.key)
+        if note:
+            self._note = f"{note} on {self.worker.label()}"
+        return self._note
+
+    def died(self) -> bool:
+        note = self.exit_note()
+        return bool(note) and ("signal" in note or note.startswith("lost"))
+
+    def wait(self, timeout_s: float) -> None:
+        self._call(worker_wait, [self.key], timeout_s)
+
+    def stderr_tail(self) -> str:
+        answer = self._call(worker_stderr, self.key)
+        return "" if isinstance(answer, Exception) else answer
+
+    def kill(self) -> None:
+        self._call(worker_kill, [self.key])
+        self.cluster.release(self.worker.address, self.key)
+
+
+class DaskPlacement(Placement):
+    """The nodes of one cell on the cluster's chosen workers, node i on worker
+    i // nodes_per_worker."""
+
+    def __init__(self, cluster: Cluster):
+        super().__init__()
+        self.cluster = cluster
+        self.used: dict[str, Worker] = {}  # node name -> its worker
+
+    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
+        workers, per = self.cluster.workers, self.cluster.settings.nodes_per_worker
+        if index >= len(workers) * per:
+            raise ClusterError(
+                f"node {name} is node {index + 1} of the cell; the cluster at "
+                f"{self.cluster.settings.address} has {len(workers)} chosen worker(s) "
+                f"({', '.join(w.name for w in workers)}) and the plan allows {per} node(s) "
+                f"per worker (cluster_nodes_per_worker): worker #{index // per + 1} is missing")
+        worker = workers[index // per]
+        key = f"{name}-{secrets.token_hex(6)}"
+        answer = self.cluster.run(worker_start, key, name, _relative(driver), LEASE_S,
+                                  workers=[worker.address],
+                                  timeout_s=START_TIMEOUT_S)[worker.address]
+        if isinstance(answer, Exception):
+            raise ClusterError(f"node {name}: cannot start on {worker.label()}: "
+                               f"{type(answer).__name__}: {answer}")
+        self.cluster.lease(worker.address, key)
+        self.used[name] = worker
+        return RemoteNode(name, answer["address"], worker, key, self.cluster, answer["pid"])
+
+    def describe(self) -> dict:
+        return {"network": "cluster", "shaped": False, "delay_emulated": False,
+                "cluster": self.cluster.settings.address,
+                "hosts": {name: {"worker": w.name, "address": w.address,
+                                 **{k: w.facts.get("host", {}).get(k) for k in HOST_KEYS}}
+                          for name, w in self.used.items()}}
+
+    def share(self, files: list[Path], work: Path) -> None:
+        """Proves that every chosen worker sees `files` (the cell's node inputs) as the harness
+        does and the work directory as the same directory; else names the host."""
+        probe = work / f".probe-{secrets.token_hex(6)}"
+        token = secrets.token_hex(16)
+        probe.write_text(token)
+        try:
+            mine = {str(f): file_sha256(str(f)) for f in files}
+            seen = self.cluster.run_each(worker_share, list(mine), str(probe))
+        finally:
+            probe.unlink(missing_ok=True)
+        for worker in self.cluster.workers:
+            answer = seen[worker.address]
+            if isinstance(answer, Exception):
+                raise ClusterError(f"{worker.label()}: {type(answer).__name__}: {answer}")
+            if answer["probe"] != token:
+                raise ClusterError(f"{worker.label()} does not see the run's work directory "
+                                   f"{work} (the cluster placement needs it shared at the same "
+                                   f"path on every host)")
+            for path, digest in mine.items():
+                if answer["files"].get(path) != digest:
+                    what = "is missing" if answer["files"].get(path) is None else "differs"
+                    raise ClusterError(f"{worker.label()}: node input {path} {what} there "
+                                       f"(sha256 {digest} here); the cluster placement needs "
+                                       f"the data directory shared at the same path")
+
+
+HOST_KEYS = ("hostname", "cpu_model", "logical_cores", "usable_cores", "memory_bytes", "kernel",
+             "os", "machine")

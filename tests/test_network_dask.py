@@ -1,0 +1,368 @@
+"""The network tasks across hosts through Dask distributed (`serbench run --cluster`), on one
+machine: a real `dask scheduler` on a bridge and three real `dask worker` processes, each in
+its own network namespace with its own address on a 1 Gbit/s shaped veth (namespaces.py), so
+every node listens on its worker's own address and all traffic crosses the bridge. Each network
+task's checksums through the cluster equal the loopback placement's on the same data; a host
+that does not match the harness is named before anything is timed; a worker killed with -9
+mid-cell fails the cell within 30 s naming its host, and no node process is left behind; a
+node's lease kills it when its worker or its harness is gone.
+
+Skipped (with the reason) only where network namespaces cannot be made (not root)."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from serbench.network import namespaces
+from serbench.network.cell import NetCell, NetFailure, run_cell
+from serbench.network.dask_placement import (Cluster, ClusterError, ClusterSettings,
+                                             DaskPlacement)
+from serbench.network.fetch import Fetch
+from serbench.network.namespaces import NamespaceNetwork
+from serbench.results import Results
+
+from test_end_to_end import home  # noqa: F401  (the fixture)
+from test_network import fetch_cell, parts, rust, sparse_dataset  # noqa: F401  (fixtures)
+
+VENV_BIN = Path(sys.executable).parent
+WORKERS = 3
+START_S = 60  # the scheduler and every worker up, or the fixture fails
+
+
+def _group_alive(pgid: int) -> list[int]:
+    """The running (not zombie) processes of process group `pgid`."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(stat.parent.name))
+    return alive
+
+
+class DaskOnNamespaces:
+    """A scheduler on the bridge's gateway and worker node<i> in namespace i-1."""
+
+    def __init__(self, directory: Path):
+        self.network = NamespaceNetwork(10**9).create()
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.logs = directory
+        scheduler_file = directory / "scheduler.json"
+        self._spawn("scheduler", [str(VENV_BIN / "dask"), "scheduler", "--host",
+                                  self.network.gateway, "--port", "0", "--no-dashboard",
+                                  "--scheduler-file", str(scheduler_file)])
+        deadline = time.monotonic() + START_S
+        while not scheduler_file.exists():
+            self._alive_or_fail("scheduler", deadline)
+            time.sleep(0.1)
+        time.sleep(0.1)  # the file is written whole, once
+        self.address = json.loads(scheduler_file.read_text())["address"]
+        for i in range(WORKERS):
+            ns = self.network.namespace(i)
+            self._spawn(f"node{i + 1}", [
+                "ip", "netns", "exec", ns, str(VENV_BIN / "dask"), "worker", self.address,
+                "--name", f"node{i + 1}", "--host", self.network.address(i), "--nthreads", "1",
+                "--no-dashboard", "--no-nanny", "--memory-limit", "0", "--death-timeout", "60"])
+        from distributed import Client
+        with Client(self.address, timeout=START_S, set_as_default=False) as client:
+            client.wait_for_workers(WORKERS, timeout=START_S)
+
+    def _spawn(self, name: str, command: list[str]) -> None:
+        log = open(self.logs / f"{name}.log", "wb")
+        self.procs[name] = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+
+    def _alive_or_fail(self, name: str, deadline: float) -> None:
+        if self.procs[name].poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{name} did not start: "
+                               f"{(self.logs / f'{name}.log').read_text()[-2000:]}")
+
+    def kill(self, name: str) -> None:
+        """kill -9 the worker's process (its whole group: `ip netns exec` execs it)."""
+        os.killpg(self.procs[name].pid, signal.SIGKILL)
+        self.procs[name].wait(10)
+
+    def close(self) -> None:
+        for proc in reversed(list(self.procs.values())):
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in self.procs.values():
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+        self.network.close()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    why = namespaces.unavailable()
+    if why:
+        pytest.skip(f"the multi-host test needs network namespaces, which this machine "
+                    f"forbids: {why}")
+    made = None
+    try:
+        made = DaskOnNamespaces(tmp_path_factory.mktemp("dask"))
+        yield made
+    finally:
+        if made is not None:
+            made.close()
+        elif namespaces.records_dir().is_dir():
+            namespaces.sweep_leftovers()
+
+
+PLAN = """
+name = "cluster"
+[params]
+page_size = 256
+warmups = 1
+repetitions = 2
+timeout_s = 60
+servers = 2
+n = [20]
+net_page_bytes = 65536
+network = "loopback"
+EXTRA
+[[group]]
+tasks = ["net_fetch"]
+models = ["part"]
+methods = ["handcoded", "json"]
+languages = ["rust"]
+sources = ["disk", "decode"]
+[[group]]
+tasks = ["net_sort_merge"]
+models = ["part"]
+methods = ["handcoded"]
+languages = ["rust"]
+tree_depth = 2
+n = [10]
+[[group]]
+tasks = ["net_aggregate"]
+dataset = "SPARSE"
+models = ["sparse"]
+methods = ["handcoded"]
+languages = ["rust"]
+tree_depth = 2
+"""
+
+
+def run_cells(plan: Path, *args: str) -> tuple[list[dict], dict]:
+    from test_end_to_end import cli_ok
+    run_id = cli_ok("run", str(plan), *args).split()[-1]
+    with Results() as results:
+        cells = results.cells(run_id)
+        params, commit = results.con.execute("SELECT params, git_commit FROM runs WHERE "
+                                             "run_id = ?", [run_id]).fetchone()
+    return cells, {**json.loads(params), "commit": commit}
+
+
+def test_every_network_task_on_three_namespaced_workers_matches_the_local_placement(
+        home, tmp_path, dask_cluster):
+    plan = tmp_path / "cluster.toml"
+    plan.write_text(PLAN.replace("SPARSE", str(sparse_dataset(tmp_path / "sparse", 3, 20_000,
+                                                                0.01))).replace("EXTRA", ""))
+    local, _ = run_cells(plan)
+    remote, provenance = run_cells(plan, "--cluster", dask_cluster.address)
+    assert {c["status"] for c in local + remote} == {"ok"}, \
+        [c["message"] for c in local + remote if c["status"] != "ok"]
+    key = lambda c: (c["task"], c["method"], c["setting"])  # noqa: E731
+    assert sorted(map(key, remote)) == sorted(map(key, local))
+    assert {c["task"] for c in remote} == {"net_fetch", "net_sort_merge", "net_aggregate"}
+    checksums = {key(c): (c["got_count"], c["got_sum"]) for c in local}
+    network = dask_cluster.network
+    for cell in remote:
+        assert (cell["got_count"], cell["got_sum"]) == checksums[key(cell)], key(cell)
+        counters = json.loads(cell["counters"])
+        assert counters["network"] == "cluster" and counters["cluster"] == dask_cluster.address
+        hosts = counters["hosts"]
+        # node i on worker node<i+1>, listening in its namespace, its host described
+        assert sorted(h["worker"] for h in hosts.values()) == ["node1", "node2", "node3"]
+        for facts in hosts.values():
+            index = int(facts["worker"][4:]) - 1
+            assert facts["address"].startswith(f"tcp://{network.address(index)}:")
+            assert facts["kernel"] and facts["logical_cores"] >= 1 and facts["memory_bytes"] > 0
+            assert facts["hostname"] and "cpu_model" in facts
+    workers = provenance["cluster"]["workers"]
+    assert [w["name"] for w in workers] == ["node1", "node2", "node3"]
+    assert all(w["git"]["commit"] == provenance["commit"] for w in workers)
+
+
+def test_a_missing_or_mismatched_host_is_named_before_anything_is_timed(
+        home, tmp_path, dask_cluster, rust, monkeypatch):
+    from click.testing import CliRunner
+    from serbench.cli import cli
+    plan = tmp_path / "cluster.toml"
+    plan.write_text(PLAN.replace("SPARSE", str(sparse_dataset(tmp_path / "sparse", 3, 20_000,
+                                                                0.01)))
+                    .replace("EXTRA", 'cluster_workers = ["node1", "node9"]'))
+    result = CliRunner().invoke(cli, ["run", str(plan), "--cluster", dask_cluster.address])
+    assert result.exit_code != 0
+    assert "worker node9 named by the plan is not in the cluster" in result.output
+    assert "node1, node2, node3" in result.output
+    with Results() as results:
+        assert results.runs() == []  # refused before the run began
+
+    # a worker whose driver differs from the harness's is named with its host
+    cluster = Cluster(ClusterSettings(dask_cluster.address))
+    real = cluster.run_each
+
+    def node2_differs(function, *args, **kwargs):
+        answers = real(function, *args, **kwargs)
+        for worker in cluster.workers:
+            if worker.name == "node2":
+                answers[worker.address]["infos"]["rust"]["driver_version"] = "9.9.9"
+        return answers
+    monkeypatch.setattr(cluster, "run_each", node2_differs)
+    try:
+        with pytest.raises(ClusterError, match=r"worker node2 on host \S+ \(tcp://"
+                                               + network_prefix(dask_cluster, 1)
+                                               + r".*rust driver's info differs.*driver_version"):
+            cluster.check({"rust": rust})
+    finally:
+        cluster.close()
+
+
+def network_prefix(made: DaskOnNamespaces, index: int) -> str:
+    return made.network.address(index).replace(".", r"\.")
+
+
+def test_a_nodes_lease_ends_it_when_its_worker_or_its_harness_is_gone():
+    command = [sys.executable, "-m", "serbench.network.lease"]
+    # the harness stops renewing: killed after the lease (0.5 s here)
+    held = subprocess.Popen([*command, "0.5", "--", "sleep", "60"], stdin=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    assert held.wait(10) == -signal.SIGKILL
+    assert b"did not renew its lease for 0.5 s" in held.stderr.read()
+    assert _group_alive(held.pid) == []
+    # the worker dies: its end of the lease pipe closes, the node goes at once
+    orphan = subprocess.Popen([*command, "30", "--", "sleep", "60"], stdin=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    orphan.stdin.write(b".")
+    orphan.stdin.flush()
+    time.sleep(0.3)
+    assert orphan.poll() is None and len(_group_alive(orphan.pid)) == 2
+    began = time.monotonic()
+    orphan.stdin.close()
+    assert orphan.wait(10) == -signal.SIGKILL and time.monotonic() - began < 2
+    assert b"its worker is gone" in orphan.stderr.read()
+    assert _group_alive(orphan.pid) == []
+    # a node that ends on its own is seen ending that way
+    done = subprocess.Popen([*command, "30", "--", "sh", "-c", "exit 3"], stdin=subprocess.PIPE,
+                            start_new_session=True)
+    assert done.wait(10) == 3
+
+
+def test_a_worker_killed_mid_cell_fails_it_naming_the_host_and_leaves_no_node(
+        rust, parts, tmp_path, dask_cluster):
+    # last in this file: node2 does not come back
+    cell = fetch_cell(rust, parts, tmp_path, "handcoded", "ram")
+    cell = NetCell(**{**cell.__dict__, "repetitions": 100_000})
+    cluster = Cluster(ClusterSettings(dask_cluster.address))
+    try:
+        cluster.check({"rust": rust})
+        placement = DaskPlacement(cluster)
+        started: list = []
+        real_start = placement.start
+
+        def remember(name, driver):
+            node = real_start(name, driver)
+            started.append(node)
+            return node
+        placement.start = remember
+        killer = threading.Timer(2.0, lambda: dask_cluster.kill("node2"))
+        killer.start()
+        began = time.monotonic()
+        with pytest.raises(NetFailure) as failure:
+            run_cell(Fetch(), cell, placement, {"rust": rust})
+        killer.join()
+        assert time.monotonic() - began < 30
+        assert [n.worker.name for n in started] == ["node1", "node2", "node3"]
+        assert failure.value.node == "server1"
+        message = str(failure.value)
+        assert "node server1 died (lost with worker node2 on host" in message, message
+        assert network_prefix(dask_cluster, 1).replace("\\", "") in message
+        deadline = time.monotonic() + 10
+        while any(_group_alive(n.pid) for n in started) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert [(n.name, _group_alive(n.pid)) for n in started if _group_alive(n.pid)] == []
+    finally:
+        cluster.close()
+
+
+def _certificates(directory: Path) -> dict[str, Path]:
+    """A CA and one certificate it signed (for the scheduler, the worker and the harness)."""
+    ca_key, ca, key, csr, cert = (directory / n for n in ("ca.key", "ca.pem", "tls.key",
+                                                           "tls.csr", "tls.pem"))
+    for command in (
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca,
+             "-days", "2", "-subj", "/CN=serbench test CA"],
+            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr,
+             "-subj", "/CN=127.0.0.1"],
+            ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
+             "-out", cert, "-days", "2"]):
+        subprocess.run(["openssl", *map(str, command)], check=True, capture_output=True,
+                       timeout=60)
+    return {"ca": ca, "cert": cert, "key": key}
+
+
+def test_over_tls_nodes_share_one_worker_when_the_plan_allows(rust, parts, tmp_path):
+    import shutil
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed (it makes the test's certificates)")
+    files = _certificates(tmp_path)
+    tls = ["--tls-ca-file", str(files["ca"]), "--tls-cert", str(files["cert"]),
+           "--tls-key", str(files["key"])]
+    scheduler_file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen(
+        [str(VENV_BIN / "dask"), "scheduler", "--protocol", "tls", "--host", "127.0.0.1",
+         "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file), *tls],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    try:
+        deadline = time.monotonic() + START_S
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        assert address.startswith("tls://127.0.0.1:")
+        procs.append(subprocess.Popen(
+            [str(VENV_BIN / "dask"), "worker", address, "--name", "solo", "--host", "127.0.0.1",
+             "--nthreads", "1", "--no-dashboard", "--no-nanny", "--memory-limit", "0", *tls],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        # a TLS address without certificates is refused before connecting
+        with pytest.raises(ClusterError, match="TLS address but no certificate"):
+            Cluster(ClusterSettings(address))
+        settings = ClusterSettings(address, tls_ca=str(files["ca"]), tls_cert=str(files["cert"]),
+                                   tls_key=str(files["key"]))
+        cluster = Cluster(settings)
+        try:
+            cluster.client.wait_for_workers(1, timeout=START_S)
+            cluster.check({"rust": rust})
+            cell = fetch_cell(rust, parts, tmp_path, "handcoded", "decode")
+            # three nodes, one worker: refused by name unless the plan allows three per worker
+            with pytest.raises(NetFailure, match=r"node server1 is node 2 of the cell.* 1 "
+                                                 r"chosen worker\(s\) \(solo\).*allows 1 node"):
+                run_cell(Fetch(), cell, DaskPlacement(cluster), {"rust": rust})
+            cluster.settings.nodes_per_worker = 3
+            placement = DaskPlacement(cluster)
+            run = run_cell(Fetch(), cell, placement, {"rust": rust})
+            assert run.reports[-1]["client"]["checksum"] == cell.params["expected"]
+            assert {h["worker"] for h in placement.describe()["hosts"].values()} == {"solo"}
+        finally:
+            cluster.close()
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
