@@ -195,6 +195,11 @@ def test_every_network_task_on_three_namespaced_workers_matches_the_local_placem
             assert facts["address"].startswith(f"tcp://{network.address(index)}:")
             assert facts["kernel"] and facts["logical_cores"] >= 1 and facts["memory_bytes"] > 0
             assert facts["hostname"] and "cpu_model" in facts
+        # every placed pair of hosts (dialer's worker to acceptor's) measured, on 1 Gbit/s links
+        measured = counters["measured_bit"]
+        assert len(measured) == 2 and all(0.3e9 < bits <= 1.1e9 for bits in measured.values())
+        dialer = "client" if cell["task"] == "net_fetch" else "leaf1"
+        assert f"{hosts[dialer]['worker']}->" in next(iter(measured))
     workers = provenance["cluster"]["workers"]
     assert [w["name"] for w in workers] == ["node1", "node2", "node3"]
     assert all(w["git"]["commit"] == provenance["commit"] for w in workers)
@@ -306,11 +311,11 @@ def _certificates(directory: Path) -> dict[str, Path]:
     """A CA and one certificate it signed (for the scheduler, the worker and the harness)."""
     ca_key, ca, key, csr, cert = (directory / n for n in ("ca.key", "ca.pem", "tls.key",
                                                            "tls.csr", "tls.pem"))
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     for command in (
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca,
-             "-days", "2", "-subj", "/CN=serbench test CA"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", csr,
-             "-subj", "/CN=127.0.0.1"],
+            ["req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "2",
+             "-subj", "/CN=serbench test CA"],
+            ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1"],
             ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
              "-out", cert, "-days", "2"]):
         subprocess.run(["openssl", *map(str, command)], check=True, capture_output=True,

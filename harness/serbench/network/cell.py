@@ -88,6 +88,7 @@ def run_cell(task: NetTask, cell: NetCell, placement, drivers: dict[str, Path]) 
             if spec.language not in drivers:
                 raise NetFailure(f"node {spec.name}: no {spec.language} driver is built")
             nodes[spec.name] = placement.start(spec.name, drivers[spec.language])
+        placement.wired([(spec.name, peer) for spec in specs for peer in spec.dial])
         for spec in specs:
             links[spec.name] = ControlLink(spec.name, nodes[spec.name].address, cell.timeout_s)
         run = Exchange(links, nodes, cell.timeout_s)

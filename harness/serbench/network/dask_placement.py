@@ -18,7 +18,9 @@ own wrapper (`lease.py`).
 
 Before anything is timed (`Cluster.check`), every chosen worker must run the harness's serbench
 commit and drivers whose `info` equals the harness's; each worker's host facts (hostname, CPU,
-cores, memory, kernel) are recorded in every cell's counters (`placement.describe()`). Files:
+cores, memory, kernel) are recorded in every cell's counters (`placement.describe()`), with
+the rate measured between each placed pair of hosts (`wired`: dialer's worker to acceptor's,
+probed once per run). Files:
 the nodes read their inputs and write their outputs at the paths the harness gives, so the
 run's data and work directories must be the same files on every host (one machine, or a shared
 filesystem such as NFS at the same path); `share` proves it per cell (every input file's
@@ -195,6 +197,68 @@ def worker_share(files: list[str], probe: str) -> dict:
     return {"files": {f: file_sha256(f) for f in files}, "probe": probe_text}
 
 
+_SINKS: dict[str, dict] = {}
+PROBE_S = 0.25  # each link probe's timed send, after PROBE_WARM_BYTES
+PROBE_WARM_BYTES = 4 << 20
+
+
+def worker_sink(token: str, dask_worker=None) -> int:
+    """A one-connection sink on this worker's address; its port. The rate it saw lands in
+    `_SINKS[token]` (bits per second after the first PROBE_WARM_BYTES)."""
+    import socket
+    server = socket.create_server((_worker_host(dask_worker), 0))
+    server.settimeout(CALL_TIMEOUT_S)
+    result: dict = {}
+    _SINKS[token] = result
+
+    def drain() -> None:
+        try:
+            conn, _ = server.accept()
+            with conn:
+                conn.settimeout(CALL_TIMEOUT_S)
+                buf = bytearray(1 << 20)
+                got, start, start_got = 0, None, 0
+                while True:
+                    n = conn.recv_into(buf)
+                    if not n:
+                        break
+                    got += n
+                    if start is None and got >= PROBE_WARM_BYTES:
+                        start, start_got = time.perf_counter(), got
+                if start is not None and got > start_got:
+                    result["bits"] = (got - start_got) * 8 / (time.perf_counter() - start)
+        except OSError as exc:
+            result["error"] = str(exc)
+        finally:
+            server.close()
+    result["thread"] = threading.Thread(target=drain, daemon=True)
+    result["thread"].start()
+    return server.getsockname()[1]
+
+
+async def worker_send(host: str, port: int) -> None:
+    """Sends to a sink for PROBE_S after its first PROBE_WARM_BYTES, then closes."""
+    import socket
+
+    def send() -> None:
+        chunk = bytes(1 << 20)
+        with socket.create_connection((host, port), timeout=CALL_TIMEOUT_S) as conn:
+            sent, until = 0, None
+            while until is None or time.perf_counter() < until:
+                conn.sendall(chunk)
+                sent += len(chunk)
+                if until is None and sent >= PROBE_WARM_BYTES:
+                    until = time.perf_counter() + PROBE_S
+    await asyncio.get_running_loop().run_in_executor(None, send)
+
+
+def worker_sink_result(token: str) -> dict:
+    result = _SINKS.pop(token, {})
+    if "thread" in result:
+        result.pop("thread").join(CALL_TIMEOUT_S)
+    return result
+
+
 # ---------------------------------------------------------------------------------------------
 # harness side
 
@@ -267,6 +331,7 @@ class Cluster:
         self.workers: list[Worker] = []
         self.checked = False
         self._leases: dict[str, list[str]] = {}  # worker address -> node keys
+        self.link_bits: dict[tuple[str, str], float] = {}  # (from, to) worker name -> rate
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._renewer = threading.Thread(target=self._renew_loop, daemon=True)
@@ -341,6 +406,28 @@ class Cluster:
             return {address: exc for address in workers}
         return {a: answers.get(a, LookupError("the scheduler no longer has this worker "
                                               "(it died or left)")) for a in workers}
+
+    def link(self, sender: Worker, receiver: Worker) -> float:
+        """The measured rate from one worker to another (bits/s), probed once per run: a
+        sink on the receiver's address, PROBE_S of sending from the sender."""
+        pair = (sender.name, receiver.name)
+        if pair not in self.link_bits:
+            token = secrets.token_hex(6)
+            port = self.run(worker_sink, token, workers=[receiver.address])[receiver.address]
+            if isinstance(port, Exception):
+                raise ClusterError(f"link probe: {receiver.label()}: {port}")
+            from distributed.comm.addressing import get_address_host
+            sent = self.run(worker_send, get_address_host(receiver.address), port,
+                            workers=[sender.address])[sender.address]
+            result = self.run(worker_sink_result, token,
+                              workers=[receiver.address])[receiver.address]
+            if isinstance(sent, Exception) or isinstance(result, Exception) \
+                    or "bits" not in result:
+                why = sent if isinstance(sent, Exception) else result
+                raise ClusterError(f"link probe from {sender.label()} to {receiver.label()} "
+                                   f"failed: {why}")
+            self.link_bits[pair] = result["bits"]
+        return self.link_bits[pair]
 
     def lease(self, address: str, key: str) -> None:
         with self._lock:
@@ -438,6 +525,7 @@ class DaskPlacement(Placement):
         super().__init__()
         self.cluster = cluster
         self.used: dict[str, Worker] = {}  # node name -> its worker
+        self.measured: dict[str, float] = {}  # "from->to" worker names -> bits/s
 
     def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
         workers, per = self.cluster.workers, self.cluster.settings.nodes_per_worker
@@ -459,9 +547,18 @@ class DaskPlacement(Placement):
         self.used[name] = worker
         return RemoteNode(name, answer["address"], worker, key, self.cluster, answer["pid"])
 
+    def wired(self, pairs: list[tuple[str, str]]) -> None:
+        """Measures each placed pair of hosts (dialer's worker to acceptor's; once per run),
+        so the cell's counters hold the rates its links had."""
+        for dialer, acceptor in pairs:
+            a, b = self.used[dialer], self.used[acceptor]
+            if a.name != b.name:
+                self.measured[f"{a.name}->{b.name}"] = self.cluster.link(a, b)
+
     def describe(self) -> dict:
         return {"network": "cluster", "shaped": False, "delay_emulated": False,
                 "cluster": self.cluster.settings.address,
+                "measured_bit": {pair: round(bits) for pair, bits in self.measured.items()},
                 "hosts": {name: {"worker": w.name, "address": w.address,
                                  **{k: w.facts.get("host", {}).get(k) for k in HOST_KEYS}}
                           for name, w in self.used.items()}}

@@ -102,6 +102,11 @@ class Placement(ABC):
         its nodes run, or raises PlacementError naming the host where they are not; nothing
         to do when the nodes run on this machine."""
 
+    def wired(self, pairs: list[tuple[str, str]]) -> None:
+        """The started nodes' links, (dialer, acceptor) by name, before anything is timed: a
+        placement whose links are not its own measures them here (each namespace's link is
+        measured when made)."""
+
     def start(self, name: str, driver: Path) -> NodeProcess:
         node = self.launch(len(self.nodes), name, driver)
         self.nodes.append(node)
