@@ -78,7 +78,7 @@ class FuzzTest {
             seeds.addAll(seeds(model, "handcoded_be"));
         }
         Random rng = new Random(SEED);
-        Budget budget = Budget.of(ITERATIONS, 0.75);
+        Budget budget = Budget.of(ITERATIONS, 0.45);
         long done = 0;
         long decoded = 0;
         for (; budget.more(done); done++) {
@@ -93,6 +93,104 @@ class FuzzTest {
         }
         report("decoder", done, decoded);
         assertTrue(done > 0 && decoded > 0 && decoded < done, decoded + " of " + done);
+    }
+
+    /**
+     * Every method's reader: mutated encodings of the golden vectors, read at every depth the
+     * method offers, must agree (verdict and hash), fail only with an exception a read turns
+     * into corrupt_input with a reason (never an Error: no stack overflow, no out-of-memory),
+     * and take less than SLOW_MS each: a decoder's work is bounded by its input.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.HOURS)
+    void mutatedObjectsOfEveryMethodReadOrFailCleanly() throws Exception {
+        List<MethodSeed> seeds = new ArrayList<>();
+        for (MethodSpec method : Registry.METHODS) {
+            if (method.writes()) { // raw reads the others' files, it decodes nothing
+                for (ModelType<?> model : Models.ALL) {
+                    seeds.addAll(methodSeeds(method, model));
+                }
+            }
+        }
+        Random rng = new Random(SEED);
+        Budget budget = Budget.of(ITERATIONS, 0.35);
+        long done = 0;
+        long read = 0;
+        for (; budget.more(done); done++) {
+            MethodSeed seed = seeds.get(rng.nextInt(seeds.size()));
+            byte[] input = mutate(seed.bytes(), rng);
+            try {
+                long start = System.nanoTime();
+                read += seed.check(input, rng) ? 1 : 0;
+                long ms = (System.nanoTime() - start) / 1_000_000;
+                // a slow input is timed again: a library's first error loads classes
+                assertTrue(ms < SLOW_MS || seed.checkMillis(input, rng) < SLOW_MS,
+                    where(done, seed, input) + ": slower than " + SLOW_MS + " ms twice");
+            } catch (RuntimeException | Error e) {
+                fail(where(done, seed, input) + ": " + e, e);
+            }
+        }
+        report("every method", done, read);
+        assertTrue(done > 0 && read > 0 && read < done, read + " of " + done);
+    }
+
+    /** Far above any golden object's read, far below a decoder doing work beyond its input. */
+    private static final long SLOW_MS = 2_000;
+
+    private static String where(long iteration, MethodSeed seed, byte[] input) {
+        return "seed " + SEED + ", iteration " + iteration + ", " + seed.model().id + " "
+            + seed.method().id() + ", input " + HexFormat.of().formatHex(input);
+    }
+
+    /** One method's valid encoding of a vector object. */
+    private record MethodSeed(MethodSpec method, ModelType<?> model, Codec<?> codec,
+            byte[] bytes) {
+        /** Reads at every depth of the method; true: ok. */
+        boolean check(byte[] input, Random rng) throws Exception {
+            Verdict first = null;
+            for (Depth depth : method.depths()) {
+                Verdict v = readOrReason(codec, depth,
+                    place(input, 0, 0, method.directPages(), rng));
+                if (first == null) {
+                    first = v;
+                }
+                assertTrue(first.sameAs(v), method.id() + " " + depth.id + " disagrees with "
+                    + method.depths().get(0).id + ": " + v + " vs " + first);
+            }
+            return first.ok;
+        }
+
+        long checkMillis(byte[] input, Random rng) throws Exception {
+            long start = System.nanoTime();
+            check(input, rng);
+            return (System.nanoTime() - start) / 1_000_000;
+        }
+    }
+
+    /** A read's verdict; a failure is any exception with a reason, as Reads reports it. */
+    private static <T> Verdict readOrReason(Codec<T> codec, Depth depth, Placed p) {
+        try {
+            Hasher h = new Hasher();
+            codec.fold(p.page(), p.off(), p.len(), depth, h);
+            return new Verdict(true, h.finish(), null);
+        } catch (Exception e) {
+            String reason = Reads.describe(e);
+            assertTrue(!reason.isBlank(), "no reason given: " + e);
+            return new Verdict(false, 0, reason);
+        }
+    }
+
+    private static <T> List<MethodSeed> methodSeeds(MethodSpec method, ModelType<T> model)
+            throws Exception {
+        Codec<T> codec = method.codec(model);
+        List<MethodSeed> out = new ArrayList<>();
+        for (T object : Json.load(Vectors.jsonl(model.id), model)) {
+            Bytes b = new Bytes(64);
+            codec.encode(object, b);
+            out.add(new MethodSeed(method, model, codec, java.util.Arrays.copyOf(b.array,
+                b.length)));
+        }
+        return out;
     }
 
     /** One valid encoding of a vector object and the codecs of its layout. */
@@ -235,7 +333,7 @@ class FuzzTest {
         Path mutated = dir.resolve("m");
         Files.copy(PagedFile.data(base), PagedFile.data(mutated));
         Random rng = new Random(SEED);
-        Budget budget = Budget.of(Math.max(1, ITERATIONS / 10), 0.25);
+        Budget budget = Budget.of(Math.max(1, ITERATIONS / 10), 0.2);
         long done = 0;
         long read = 0;
         for (; budget.more(done); done++) {

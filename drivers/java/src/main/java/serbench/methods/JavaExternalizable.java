@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Set;
 import serbench.Bytes;
 import serbench.Depth;
+import serbench.model.ExtIn;
 import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.wire.DecodeException;
@@ -70,6 +71,7 @@ public final class JavaExternalizable<T> extends Materialized<T> {
 
     @Override
     public T decode(ByteBuffer page, int off, int len) throws Exception {
+        ExtIn.begin(len);
         Object v = JavaBuiltin.read(in.on(page, off, len), new JavaBuiltin.Filter(ALLOWED, len));
         if (!(v instanceof Box b) || b.model != model) {
             throw new DecodeException(-1, "the stream does not hold a " + model.id + " box");

@@ -12,17 +12,28 @@ public final class ExtIn {
     private ExtIn() {}
 
     private static final int MAX_NESTING = 64;
-    private static int limit = Integer.MAX_VALUE;
-    private static int nesting;
 
-    /** Set by the codec before each object: no list can hold more elements than its bytes. */
+    /** Per decoding thread (read_par decodes on several): the object's bytes, its depth. */
+    private static final class State {
+        int limit = Integer.MAX_VALUE;
+        int nesting;
+    }
+
+    private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
+
+    /**
+     * Called by the codec before each object: no list can hold more elements than its bytes,
+     * and a previous object's failure leaves no depth behind.
+     */
     public static void begin(int objectBytes) {
-        limit = objectBytes;
-        nesting = 0;
+        State s = STATE.get();
+        s.limit = objectBytes;
+        s.nesting = 0;
     }
 
     static int count(DataInput i) throws IOException {
         int n = i.readInt();
+        int limit = STATE.get().limit;
         if (n < 0 || n > limit) {
             throw new DecodeException(-1, "list count " + n + " exceeds the object's " + limit
                 + " bytes");
@@ -39,12 +50,12 @@ public final class ExtIn {
     }
 
     static void enter() {
-        if (++nesting > MAX_NESTING) {
+        if (++STATE.get().nesting > MAX_NESTING) {
             throw new DecodeException(-1, "nested deeper than " + MAX_NESTING + " levels");
         }
     }
 
     static void exit() {
-        nesting--;
+        STATE.get().nesting--;
     }
 }

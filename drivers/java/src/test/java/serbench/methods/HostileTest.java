@@ -89,6 +89,41 @@ class HostileTest {
     }
 
     /**
+     * Every four bytes of an encoding overwritten in turn by 2^31 - 1 (either byte order), as
+     * a hostile length or count would be: each read is an object or an exception, never an
+     * Error (no allocation sized by the claim: bson's string buffers and the Externalizable
+     * list counts were found by fuzzing to allocate gigabytes).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("lengthWriters")
+    void hugeLengthsAreRefusedBeforeAllocating(String method) throws Exception {
+        hugeLengths(Registry.method(method), ModelType.byId("customer"));
+    }
+
+    static Stream<String> lengthWriters() {
+        return Registry.METHODS.stream().filter(MethodSpec::writes).map(MethodSpec::id);
+    }
+
+    private static <T> void hugeLengths(MethodSpec method, ModelType<T> model) throws Exception {
+        Codec<T> codec = method.codec(model);
+        Bytes out = new Bytes(16);
+        codec.encode(Json.load(Vectors.jsonl(model.id), model).get(0), out);
+        for (java.nio.ByteOrder order : List.of(java.nio.ByteOrder.BIG_ENDIAN,
+                java.nio.ByteOrder.LITTLE_ENDIAN)) {
+            for (int at = 0; at + 4 <= out.length; at++) {
+                byte[] bytes = java.util.Arrays.copyOf(out.array, out.length);
+                ByteBuffer.wrap(bytes).order(order).putInt(at, Integer.MAX_VALUE);
+                try {
+                    codec.fold(pageOf(method, bytes), 0, bytes.length, method.depths().get(0),
+                        new serbench.Hasher());
+                } catch (Exception refused) {
+                    // the expected outcome; an Error is not caught and fails the test
+                }
+            }
+        }
+    }
+
+    /**
      * A string whose bytes are not UTF-8 (a byte 0xFF inside it, the length unchanged) is
      * refused by every method that stores text as bytes, never read as other text (a reader
      * that decodes with replacement characters would answer ok with another checksum).
