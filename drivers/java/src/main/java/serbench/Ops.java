@@ -79,9 +79,7 @@ public final class Ops {
 
     private static <T> ObjectNode load(ModelType<T> model, Params params) throws Failure {
         Checksum c = new Checksum();
-        for (T object : Json.load(params.path("input"), model)) {
-            c.add(model.hash(object));
-        }
+        Json.each(params.path("input"), model, object -> c.add(model.hash(object)));
         ObjectNode r = Json.MAPPER.createObjectNode();
         r.set("checksum", c.json());
         return r;
@@ -170,57 +168,20 @@ public final class Ops {
             return method.codec(model);
         }
 
-        /** Every object encoded and read back in memory at the depth. */
+        /** Every object encoded and read back in memory at the depth, one at a time. */
         ObjectNode roundtrip(Params params) throws Exception {
-            List<T> objects = Json.load(params.path("input"), model);
-            Codec<T> codec = codec();
-            serbench.Bytes buf = new serbench.Bytes(1 << 16);
-            Checksum checksum = new Checksum();
-            long mismatches = 0;
-            Long first = null;
-            long line = 0;
-            for (T object : objects) {
-                line++;
-                buf.length = 0;
-                codec.encode(object, buf);
-                ByteBuffer page = method.directPages()
-                    ? ByteBuffer.allocateDirect(buf.length).put(0, buf.array, 0, buf.length)
-                        .order(java.nio.ByteOrder.nativeOrder())
-                    : ByteBuffer.wrap(buf.array);
-                Hasher h = new Hasher();
-                boolean same;
-                try {
-                    codec.fold(page, 0, buf.length, depth, h);
-                    same = h.finish() == model.hash(object);
-                    if (depth == Depth.MATERIALIZE) {
-                        same &= model.same(codec.decode(page, 0, buf.length), object);
-                    }
-                } catch (Exception e) {
-                    throw new Failure("checksum_mismatch", "line " + line
-                        + ": reading back its own encoding failed: " + Reads.describe(e));
-                }
-                if (!same) {
-                    mismatches++;
-                    first = first == null ? line : first;
-                }
-                checksum.add(h.finish());
-            }
-            ObjectNode r = Json.MAPPER.createObjectNode();
-            r.set("checksum", checksum.json());
-            r.put("mismatches", mismatches);
-            if (first == null) {
-                r.putNull("first_mismatch");
-            } else {
-                r.put("first_mismatch", first);
-            }
-            return r;
+            Roundtrip<T> r = new Roundtrip<>(method, model, codec(), depth);
+            Json.each(params.path("input"), model, r::check);
+            return r.result();
         }
 
+        /** The paged file of the input's objects, read and written one at a time. */
         ObjectNode encode(Params params) throws Exception {
-            List<T> objects = Json.load(params.path("input"), model);
             Integer p = params.pageSize();
-            PageWriter.Counters c = Tasks.writeFile(codec(), method, model, objects,
-                params.path("output"), p == null ? Tasks.DEFAULT_PAGE_SIZE : p, new IoTimer());
+            Path input = params.path("input");
+            PageWriter.Counters c = Tasks.writeFile(codec(), method, model,
+                sink -> Json.each(input, model, sink), params.path("output"),
+                p == null ? Tasks.DEFAULT_PAGE_SIZE : p, new IoTimer());
             ObjectNode r = Json.MAPPER.createObjectNode();
             ObjectNode counters = r.putObject("counters");
             counters.put("objects", c.objects());
@@ -245,6 +206,65 @@ public final class Ops {
 
         ObjectNode run(Task task, Params params) throws Exception {
             return task.run(codec(), method, model, depth, params);
+        }
+    }
+
+    /** `roundtrip`'s state: objects are checked as the input is read. */
+    private static final class Roundtrip<T> {
+        private final MethodSpec method;
+        private final ModelType<T> model;
+        private final Codec<T> codec;
+        private final Depth depth;
+        private final serbench.Bytes buf = new serbench.Bytes(1 << 16);
+        private final Checksum checksum = new Checksum();
+        private long line;
+        private long mismatches;
+        private Long first;
+
+        Roundtrip(MethodSpec method, ModelType<T> model, Codec<T> codec, Depth depth) {
+            this.method = method;
+            this.model = model;
+            this.codec = codec;
+            this.depth = depth;
+        }
+
+        void check(T object) throws Exception {
+            line++;
+            buf.length = 0;
+            codec.encode(object, buf);
+            ByteBuffer page = method.directPages()
+                ? ByteBuffer.allocateDirect(buf.length).put(0, buf.array, 0, buf.length)
+                    .order(java.nio.ByteOrder.nativeOrder())
+                : ByteBuffer.wrap(buf.array);
+            Hasher h = new Hasher();
+            boolean same;
+            try {
+                codec.fold(page, 0, buf.length, depth, h);
+                same = h.finish() == model.hash(object);
+                if (depth == Depth.MATERIALIZE) {
+                    same &= model.same(codec.decode(page, 0, buf.length), object);
+                }
+            } catch (Exception e) {
+                throw new Failure("checksum_mismatch", "line " + line
+                    + ": reading back its own encoding failed: " + Reads.describe(e));
+            }
+            if (!same) {
+                mismatches++;
+                first = first == null ? line : first;
+            }
+            checksum.add(h.finish());
+        }
+
+        ObjectNode result() {
+            ObjectNode r = Json.MAPPER.createObjectNode();
+            r.set("checksum", checksum.json());
+            r.put("mismatches", mismatches);
+            if (first == null) {
+                r.putNull("first_mismatch");
+            } else {
+                r.put("first_mismatch", first);
+            }
+            return r;
         }
     }
 }

@@ -34,35 +34,69 @@ public final class Json {
             StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING).build())
         .build();
 
+    /** What is done with each object of a file as it is read. */
+    @FunctionalInterface
+    public interface Sink<T, E extends Exception> {
+        void accept(T object) throws E;
+    }
+
     /** Every object of a JSON Lines file of `model`: missing is not_found, bad is corrupt. */
     public static <T> List<T> load(Path path, ModelType<T> model) throws Failure {
         List<T> out = new ArrayList<>();
+        each(path, model, out::add);
+        return out;
+    }
+
+    /**
+     * Each object of the file in turn, as `load` reads them but holding one at a time: what
+     * verifies and encodes a dataset larger than memory. What `sink` throws passes through.
+     */
+    public static <T, E extends Exception> void each(Path path, ModelType<T> model,
+            Sink<T, E> sink) throws Failure, E {
         if (!path.toFile().isFile()) {
             throw Failure.io(path, new NoSuchFileException(path.toString(), null, "no such file"));
         }
-        try (JsonParser p = LOADER.createParser(path.toFile())) {
-            JsonToken t;
-            while ((t = p.nextToken()) != null) {
-                if (t != JsonToken.START_OBJECT) {
-                    throw Failure.corrupt(path + ": line " + p.currentLocation().getLineNr()
-                        + ": expected an object, found " + t);
-                }
-                int line = p.currentLocation().getLineNr();
-                try {
-                    out.add(model.readJson(p));
-                } catch (StreamConstraintsException e) {
-                    throw Failure.corrupt(path + ": line " + line + ": nested more than "
-                        + MAX_NESTING + " levels deep; canonical objects nest at most "
-                        + MAX_NESTING);
-                } catch (JsonProcessingException e) {
-                    throw Failure.corrupt(path + ": line " + line + ": " + e.getOriginalMessage());
-                }
-            }
-        } catch (JsonProcessingException e) {
-            throw Failure.corrupt(path + ": " + e.getOriginalMessage());
+        JsonParser p;
+        try {
+            p = LOADER.createParser(path.toFile());
         } catch (IOException e) {
             throw Failure.io(path, e);
         }
-        return out;
+        try {
+            for (T object; (object = next(p, path, model)) != null; ) {
+                sink.accept(object);
+            }
+        } finally {
+            try {
+                p.close();
+            } catch (IOException e) {
+                // a file only read: closing it loses nothing (and must not hide the sink's error)
+            }
+        }
+    }
+
+    /** The next object, or null at the end; every error of the input is a Failure. */
+    private static <T> T next(JsonParser p, Path path, ModelType<T> model) throws Failure {
+        int line = 0;
+        try {
+            JsonToken t = p.nextToken();
+            if (t == null) {
+                return null;
+            }
+            line = p.currentLocation().getLineNr();
+            if (t != JsonToken.START_OBJECT) {
+                throw Failure.corrupt(path + ": line " + line + ": expected an object, found "
+                    + t);
+            }
+            return model.readJson(p);
+        } catch (StreamConstraintsException e) {
+            throw Failure.corrupt(path + ": line " + line + ": nested more than " + MAX_NESTING
+                + " levels deep; canonical objects nest at most " + MAX_NESTING);
+        } catch (JsonProcessingException e) {
+            throw Failure.corrupt(path + (line > 0 ? ": line " + line : "") + ": "
+                + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw Failure.io(path, e);
+        }
     }
 }

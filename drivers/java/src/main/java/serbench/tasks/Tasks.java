@@ -37,6 +37,22 @@ public final class Tasks {
         }
     }
 
+    /** Objects that come one at a time (from a file larger than memory). */
+    @FunctionalInterface
+    public interface Source<T> {
+        void each(Json.Sink<T, Exception> sink) throws Exception;
+    }
+
+    /** `writeFile` of objects held one at a time, untimed (the `encode` operation). */
+    public static <T> PageWriter.Counters writeFile(Codec<T> codec, MethodSpec method,
+            ModelType<T> model, Source<T> objects, Path base, int pageSize, IoTimer timer)
+            throws Exception {
+        try (PageWriter w = new PageWriter(base, pageSize, timer)) {
+            objects.each(object -> w.push(out -> codec.encode(object, out)));
+            return w.finish(model.id, method.id(), WRITER);
+        }
+    }
+
     /** A read of `sel` (read_seq, read_rand): its samples, checksum, objects and pages. */
     static <T> ObjectNode read(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Depth depth, Params params, Repetitions reps, Path base, Reads.Selection sel)
