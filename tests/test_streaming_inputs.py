@@ -4,13 +4,13 @@ data. The Java driver runs with a 32 MiB heap over a JSON Lines file twice that 
 the file's objects would be an OutOfMemoryError)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from serbench.checksum import hex64, object_hash, set_checksum
 from serbench.driver import BUILD_PATHS, DriverProcess
-import json
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 HEAP = "-Xms32m -Xmx32m"
