@@ -77,22 +77,39 @@ class FuzzTest {
             seeds.addAll(seeds(model, "handcoded"));
             seeds.addAll(seeds(model, "handcoded_be"));
         }
+        fuzz("decoder", seeds, 0.45, s -> s.bytes, (s, input, rng) -> s.check(input, rng),
+            s -> s.model.id + " " + s.layout);
+    }
+
+    /** What a loop does with one mutated input of a seed; true: the input was accepted. */
+    @FunctionalInterface
+    private interface Check<S> {
+        boolean accepts(S seed, byte[] input, Random rng) throws Exception;
+    }
+
+    /**
+     * Mutated inputs of random seeds checked until the loop's share of the budget is spent;
+     * some must be accepted and some refused. A failure names seed, iteration and input.
+     */
+    private static <S> void fuzz(String what, List<S> seeds, double share,
+            java.util.function.Function<S, byte[]> bytesOf, Check<S> check,
+            java.util.function.Function<S, String> name) throws Exception {
         Random rng = new Random(SEED);
-        Budget budget = Budget.of(ITERATIONS, 0.45);
+        Budget budget = Budget.of(ITERATIONS, share);
         long done = 0;
-        long decoded = 0;
+        long accepted = 0;
         for (; budget.more(done); done++) {
-            Seed seed = seeds.get(rng.nextInt(seeds.size()));
-            byte[] input = mutate(seed.bytes, rng);
+            S seed = seeds.get(rng.nextInt(seeds.size()));
+            byte[] input = mutate(bytesOf.apply(seed), rng);
             try {
-                decoded += seed.check(input, rng) ? 1 : 0;
+                accepted += check.accepts(seed, input, rng) ? 1 : 0;
             } catch (RuntimeException | Error e) {
-                fail("seed " + SEED + ", iteration " + done + ", " + seed.model.id + " "
-                    + seed.layout + ", input " + HexFormat.of().formatHex(input) + ": " + e, e);
+                fail("seed " + SEED + ", iteration " + done + ", " + name.apply(seed)
+                    + ", input " + HexFormat.of().formatHex(input) + ": " + e, e);
             }
         }
-        report("decoder", done, decoded);
-        assertTrue(done > 0 && decoded > 0 && decoded < done, decoded + " of " + done);
+        report(what, done, accepted);
+        assertTrue(done > 0 && accepted > 0 && accepted < done, accepted + " of " + done);
     }
 
     /**
@@ -112,35 +129,19 @@ class FuzzTest {
                 }
             }
         }
-        Random rng = new Random(SEED);
-        Budget budget = Budget.of(ITERATIONS, 0.35);
-        long done = 0;
-        long read = 0;
-        for (; budget.more(done); done++) {
-            MethodSeed seed = seeds.get(rng.nextInt(seeds.size()));
-            byte[] input = mutate(seed.bytes(), rng);
-            try {
-                long start = System.nanoTime();
-                read += seed.check(input, rng) ? 1 : 0;
-                long ms = (System.nanoTime() - start) / 1_000_000;
-                // a slow input is timed again: a library's first error loads classes
-                assertTrue(ms < SLOW_MS || seed.checkMillis(input, rng) < SLOW_MS,
-                    where(done, seed, input) + ": slower than " + SLOW_MS + " ms twice");
-            } catch (RuntimeException | Error e) {
-                fail(where(done, seed, input) + ": " + e, e);
-            }
-        }
-        report("every method", done, read);
-        assertTrue(done > 0 && read > 0 && read < done, read + " of " + done);
+        fuzz("every method", seeds, 0.35, MethodSeed::bytes, (seed, input, rng) -> {
+            long start = System.nanoTime();
+            boolean ok = seed.check(input, rng);
+            long ms = (System.nanoTime() - start) / 1_000_000;
+            // a slow input is timed again: a library's first error loads classes
+            assertTrue(ms < SLOW_MS || seed.checkMillis(input, rng) < SLOW_MS,
+                "slower than " + SLOW_MS + " ms twice");
+            return ok;
+        }, seed -> seed.model().id + " " + seed.method().id());
     }
 
     /** Far above any golden object's read, far below a decoder doing work beyond its input. */
     private static final long SLOW_MS = 2_000;
-
-    private static String where(long iteration, MethodSeed seed, byte[] input) {
-        return "seed " + SEED + ", iteration " + iteration + ", " + seed.model().id + " "
-            + seed.method().id() + ", input " + HexFormat.of().formatHex(input);
-    }
 
     /** One method's valid encoding of a vector object. */
     private record MethodSeed(MethodSpec method, ModelType<?> model, Codec<?> codec,
