@@ -1,17 +1,22 @@
 """The network tasks across hosts through Dask distributed (`serbench run --cluster`), on one
 machine: a real `dask scheduler` on a bridge and three real `dask worker` processes, each in
 its own network namespace with its own address on a 1 Gbit/s shaped veth (namespaces.py), so
-every node listens on its worker's own address and all traffic crosses the bridge. Each network
-task's checksums through the cluster equal the loopback placement's on the same data; a host
+every node listens on its worker's own address and all traffic crosses the bridge; the third
+worker also has a mount namespace of its own in which the run's files are not there (its
+nodes' inputs are copied to it and their outputs brought back). Each network task's
+checksums through the cluster equal the loopback placement's on the same data; a host
 that does not match the harness is named before anything is timed; a worker killed with -9
 mid-cell fails the cell within 30 s naming its host, and no node process is left behind; a
-node's lease kills it when its worker or its harness is gone.
+node's lease kills it when its worker or its harness is gone; over TLS, nodes share one worker
+only when the plan allows it.
 
-Skipped (with the reason) only where network namespaces cannot be made (not root)."""
+The namespace tests are skipped (with the reason) only where namespaces cannot be made (not
+root); the lease and TLS tests run anywhere."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,12 +72,21 @@ class DaskOnNamespaces:
             time.sleep(0.1)
         time.sleep(0.1)  # the file is written whole, once
         self.address = json.loads(scheduler_file.read_text())["address"]
+        # the last worker is a host without the harness's files: in a mount namespace of its
+        # own, `private` is an empty tmpfs (the others see what the harness writes there)
+        self.private = directory / "private"
+        self.private.mkdir()
         for i in range(WORKERS):
             ns = self.network.namespace(i)
-            self._spawn(f"node{i + 1}", [
-                "ip", "netns", "exec", ns, str(VENV_BIN / "dask"), "worker", self.address,
-                "--name", f"node{i + 1}", "--host", self.network.address(i), "--nthreads", "1",
-                "--no-dashboard", "--no-nanny", "--memory-limit", "0", "--death-timeout", "60"])
+            worker = [str(VENV_BIN / "dask"), "worker", self.address, "--name", f"node{i + 1}",
+                      "--host", self.network.address(i), "--nthreads", "1", "--no-dashboard",
+                      "--no-nanny", "--memory-limit", "0", "--death-timeout", "60"]
+            if i == WORKERS - 1:
+                worker = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                          f"mount -t tmpfs serbench-private {self.private} && "
+                          f"mkdir {self.private / 'runs'} && exec "
+                          + " ".join(worker)]
+            self._spawn(f"node{i + 1}", ["ip", "netns", "exec", ns, *worker])
         from distributed import Client
         with Client(self.address, timeout=START_S, set_as_default=False) as client:
             client.wait_for_workers(WORKERS, timeout=START_S)
@@ -175,6 +189,10 @@ def test_every_network_task_on_three_namespaced_workers_matches_the_local_placem
     plan.write_text(PLAN.replace("SPARSE", str(sparse_dataset(tmp_path / "sparse", 3, 20_000,
                                                                 0.01))).replace("EXTRA", ""))
     local, _ = run_cells(plan)
+    # the run's files (node inputs, work directories) where worker node3 cannot see them
+    (dask_cluster.private / "runs").mkdir()
+    shutil.rmtree(home / "runs", ignore_errors=True)
+    (home / "runs").symlink_to(dask_cluster.private / "runs")
     remote, provenance = run_cells(plan, "--cluster", dask_cluster.address)
     assert {c["status"] for c in local + remote} == {"ok"}, \
         [c["message"] for c in local + remote if c["status"] != "ok"]
@@ -187,6 +205,8 @@ def test_every_network_task_on_three_namespaced_workers_matches_the_local_placem
         assert (cell["got_count"], cell["got_sum"]) == checksums[key(cell)], key(cell)
         counters = json.loads(cell["counters"])
         assert counters["network"] == "cluster" and counters["cluster"] == dask_cluster.address
+        # node3's inputs copied there, its outputs (the fetch's client) brought back
+        assert counters["files_copied_to"] == ["node3"]
         hosts = counters["hosts"]
         # node i on worker node<i+1>, listening in its namespace, its host described
         assert sorted(h["worker"] for h in hosts.values()) == ["node1", "node2", "node3"]
@@ -200,6 +220,14 @@ def test_every_network_task_on_three_namespaced_workers_matches_the_local_placem
         assert len(measured) == 2 and all(0.3e9 < bits <= 1.1e9 for bits in measured.values())
         dialer = "client" if cell["task"] == "net_fetch" else "leaf1"
         assert f"{hosts[dialer]['worker']}->" in next(iter(measured))
+    # nothing of the run is left on node3 (its work directories and copied inputs removed)
+    from distributed import Client
+    from serbench.network.dask_placement import worker_list
+    with Client(dask_cluster.address, set_as_default=False) as client:
+        node3 = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()
+                     if w["name"] == "node3")
+        assert client.run(worker_list, str(dask_cluster.private / "runs"),
+                          workers=[node3])[node3] == {}
     workers = provenance["cluster"]["workers"]
     assert [w["name"] for w in workers] == ["node1", "node2", "node3"]
     assert all(w["git"]["commit"] == provenance["commit"] for w in workers)
@@ -324,7 +352,6 @@ def _certificates(directory: Path) -> dict[str, Path]:
 
 
 def test_over_tls_nodes_share_one_worker_when_the_plan_allows(rust, parts, tmp_path):
-    import shutil
     if shutil.which("openssl") is None:
         pytest.skip("openssl is not installed (it makes the test's certificates)")
     files = _certificates(tmp_path)

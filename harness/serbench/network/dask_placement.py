@@ -20,13 +20,14 @@ Before anything is timed (`Cluster.check`), every chosen worker must run the har
 commit and drivers whose `info` equals the harness's; each worker's host facts (hostname, CPU,
 cores, memory, kernel) are recorded in every cell's counters (`placement.describe()`), with
 the rate measured between each placed pair of hosts (`wired`: dialer's worker to acceptor's,
-probed once per run). Files:
-the nodes read their inputs and write their outputs at the paths the harness gives, so the
-run's data and work directories must be the same files on every host (one machine, or a shared
-filesystem such as NFS at the same path); `share` proves it per cell (every input file's
-sha256 on every worker against the harness's, and a probe written by the harness read back by
-each worker in the work directory) and fails the cell naming the host otherwise. Nothing is
-copied.
+probed once per run). Files: the nodes read their inputs and write their outputs at the
+paths the harness gives. Per cell, `share` finds out which workers see the harness's work
+directory (a probe written here, read there): those share its filesystem, and every input
+must be the same file there (sha256) or the cell fails naming the host; to the others the
+inputs are copied to the same paths (Client.run, 8 MiB at a time, verified by sha256), and
+after the cell `collect` brings back what their nodes wrote (verified likewise), `clean`
+removes their copy of the work directory and `Cluster.close` the copied inputs at the run's
+end.
 
 Security: a `tls://` scheduler address with the plan's (or environment's) certificate files
 passed to Dask's `Security`; see the README's cluster section for what is exposed.
@@ -48,6 +49,7 @@ from pathlib import Path
 from ..paths import REPO
 from .placement import NodeProcess, Placement, PlacementError, start_listening
 
+SHIP_CHUNK = 8 << 20  # bytes per Client.run when a file is copied to or from a worker
 LEASE_S = 20.0  # a node outlives its harness by at most this long
 CONNECT_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 10.0  # one Client.run round trip
@@ -197,6 +199,44 @@ def worker_share(files: list[str], probe: str) -> dict:
     return {"files": {f: file_sha256(f) for f in files}, "probe": probe_text}
 
 
+def worker_put(path: str, offset: int, data: bytes) -> str | None:
+    """Writes `data` at `offset` of `path` (made with its directories; offset 0 truncates);
+    the file's sha256 once written."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target, "r+b" if offset else "wb") as f:
+        f.seek(offset)
+        f.write(data)
+    return None
+
+
+def worker_mkdir(path: str) -> None:
+    Path(path).mkdir(parents=True, exist_ok=True)
+
+
+def worker_list(directory: str) -> dict[str, int]:
+    """Every file under `directory`, by path, with its size."""
+    root = Path(directory)
+    return {str(f): f.stat().st_size for f in sorted(root.rglob("*")) if f.is_file()} \
+        if root.is_dir() else {}
+
+
+def worker_get(path: str, offset: int, size: int) -> bytes:
+    with open(path, "rb") as f:
+        f.seek(offset)
+        return f.read(size)
+
+
+def worker_remove(paths: list[str]) -> None:
+    for path in paths:
+        Path(path).unlink(missing_ok=True)
+
+
+def worker_rmtree(directory: str) -> None:
+    import shutil
+    shutil.rmtree(directory, ignore_errors=True)
+
+
 _SINKS: dict[str, dict] = {}
 PROBE_S = 0.25  # each link probe's timed send, after PROBE_WARM_BYTES
 PROBE_WARM_BYTES = 4 << 20
@@ -332,6 +372,7 @@ class Cluster:
         self.checked = False
         self._leases: dict[str, list[str]] = {}  # worker address -> node keys
         self.link_bits: dict[tuple[str, str], float] = {}  # (from, to) worker name -> rate
+        self.shipped: dict[str, set[str]] = {}  # worker address -> input files copied there
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._renewer = threading.Thread(target=self._renew_loop, daemon=True)
@@ -447,7 +488,11 @@ class Cluster:
                 self.run(worker_renew, keys, workers=[address])
 
     def close(self) -> None:
+        """Removes the input files copied to workers during the run and disconnects."""
         self._stop.set()
+        for address, paths in self.shipped.items():
+            self.run(worker_remove, sorted(paths), workers=[address])
+        self.shipped.clear()
         try:
             self.client.close(timeout=10)
         except Exception:
@@ -526,6 +571,8 @@ class DaskPlacement(Placement):
         self.cluster = cluster
         self.used: dict[str, Worker] = {}  # node name -> its worker
         self.measured: dict[str, float] = {}  # "from->to" worker names -> bits/s
+        self.private: dict[str, Worker] = {}  # address -> a worker not sharing the work dir
+        self.work: Path | None = None
 
     def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
         workers, per = self.cluster.workers, self.cluster.settings.nodes_per_worker
@@ -559,13 +606,18 @@ class DaskPlacement(Placement):
         return {"network": "cluster", "shaped": False, "delay_emulated": False,
                 "cluster": self.cluster.settings.address,
                 "measured_bit": {pair: round(bits) for pair, bits in self.measured.items()},
+                "files_copied_to": sorted(w.name for w in self.private.values()),
                 "hosts": {name: {"worker": w.name, "address": w.address,
                                  **{k: w.facts.get("host", {}).get(k) for k in HOST_KEYS}}
                           for name, w in self.used.items()}}
 
     def share(self, files: list[Path], work: Path) -> None:
-        """Proves that every chosen worker sees `files` (the cell's node inputs) as the harness
-        does and the work directory as the same directory; else names the host."""
+        """Makes every chosen worker see `files` (the cell's node inputs) and the work
+        directory as the harness does. A worker that sees the harness's work directory (a probe
+        written here, read there) shares its filesystem: its inputs must then be the same
+        files (sha256), or the cell fails naming the host. A worker that does not gets the work
+        directory made and each input copied to the same path (verified by sha256); its
+        outputs come back by `collect`."""
         probe = work / f".probe-{secrets.token_hex(6)}"
         token = secrets.token_hex(16)
         probe.write_text(token)
@@ -574,20 +626,72 @@ class DaskPlacement(Placement):
             seen = self.cluster.run_each(worker_share, list(mine), str(probe))
         finally:
             probe.unlink(missing_ok=True)
+        self.work = work
         for worker in self.cluster.workers:
             answer = seen[worker.address]
             if isinstance(answer, Exception):
                 raise ClusterError(f"{worker.label()}: {type(answer).__name__}: {answer}")
             if answer["probe"] != token:
-                raise ClusterError(f"{worker.label()} does not see the run's work directory "
-                                   f"{work} (the cluster placement needs it shared at the same "
-                                   f"path on every host)")
+                self.private[worker.address] = worker
+                self._call(worker, worker_mkdir, str(work))
             for path, digest in mine.items():
-                if answer["files"].get(path) != digest:
-                    what = "is missing" if answer["files"].get(path) is None else "differs"
+                theirs = answer["files"].get(path)
+                if theirs == digest:
+                    continue
+                if worker.address not in self.private:
+                    what = "is missing" if theirs is None else "differs"
                     raise ClusterError(f"{worker.label()}: node input {path} {what} there "
-                                       f"(sha256 {digest} here); the cluster placement needs "
-                                       f"the data directory shared at the same path")
+                                       f"(sha256 {digest} here), though it shares the run's "
+                                       f"work directory")
+                self._ship(worker, Path(path), digest)
+
+    def _call(self, worker: Worker, function, *args):
+        answer = self.cluster.run(function, *args, workers=[worker.address])[worker.address]
+        if isinstance(answer, Exception):
+            raise ClusterError(f"{worker.label()}: {function.__name__}: "
+                               f"{type(answer).__name__}: {answer}")
+        return answer
+
+    def _ship(self, worker: Worker, path: Path, digest: str) -> None:
+        with open(path, "rb") as f:
+            offset = 0
+            while True:
+                chunk = f.read(SHIP_CHUNK)
+                if not chunk and offset:
+                    break
+                self._call(worker, worker_put, str(path), offset, chunk)
+                offset += len(chunk)
+                if not chunk:
+                    break
+        there = self._call(worker, worker_share, [str(path)], "")["files"][str(path)]
+        if there != digest:
+            raise ClusterError(f"{worker.label()}: {path} copied, but reads back with sha256 "
+                               f"{there}, not {digest}")
+        self.cluster.shipped.setdefault(worker.address, set()).add(str(path))
+
+    def collect(self) -> None:
+        """Brings back what the nodes wrote in the work directory of workers that do not
+        share it (the outputs the harness reads back), each verified by sha256."""
+        for worker in self.private.values():
+            for path, size in self._call(worker, worker_list, str(self.work)).items():
+                local = Path(path)
+                if local.is_file() and local.stat().st_size == size and \
+                        file_sha256(path) == self._call(worker, worker_share, [path],
+                                                        "")["files"][path]:
+                    continue  # an input the harness wrote
+                local.parent.mkdir(parents=True, exist_ok=True)
+                with open(local, "wb") as f:
+                    for offset in range(0, size, SHIP_CHUNK):
+                        f.write(self._call(worker, worker_get, path, offset, SHIP_CHUNK))
+                theirs = self._call(worker, worker_share, [path], "")["files"][path]
+                if file_sha256(path) != theirs:
+                    raise ClusterError(f"{worker.label()}: {path} came back different "
+                                       f"(sha256 {file_sha256(path)}, there {theirs})")
+
+    def clean(self) -> None:
+        """Removes the work directory's copy on every worker that had one."""
+        for worker in self.private.values():
+            self.cluster.run(worker_rmtree, str(self.work), workers=[worker.address])
 
 
 HOST_KEYS = ("hostname", "cpu_model", "logical_cores", "usable_cores", "memory_bytes", "kernel",

@@ -97,10 +97,15 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
         return CellResult("failed", "no_input", str(exc))
     try:
         placement = networks.placement(cell.network, drivers)
-        placement.share(node_inputs(task, net_cell), work)
     except NetworkError as exc:
         return CellResult("failed", "network", f"setting up network {cell.network}: {exc}")
     except PlacementError as exc:
+        shutil.rmtree(work, ignore_errors=True)
+        return CellResult("failed", "network", str(exc))
+    try:
+        placement.share(node_inputs(task, net_cell), work)
+    except PlacementError as exc:
+        placement.clean()
         shutil.rmtree(work, ignore_errors=True)
         return CellResult("failed", "network", str(exc))
     try:
@@ -110,10 +115,15 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
             return CellResult("failed", "network", str(exc), exc.stderr or None)
         except InvalidResult as exc:
             return CellResult("invalid", "checksum_mismatch", str(exc))
+        try:
+            placement.collect()
+        except PlacementError as exc:
+            return CellResult("failed", "network", f"collecting the nodes' outputs: {exc}")
         problem = task.read_back_problem(net_cell, scanner, scan_depth)
         if problem:
             return CellResult("invalid", "checksum_mismatch", problem)
     finally:
+        placement.clean()
         shutil.rmtree(work, ignore_errors=True)
     timing = task.timing_node(net_cell)
     samples = [sample(reports, timing) for reports in run.reports]

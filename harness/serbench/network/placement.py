@@ -102,6 +102,13 @@ class Placement(ABC):
         its nodes run, or raises PlacementError naming the host where they are not; nothing
         to do when the nodes run on this machine."""
 
+    def collect(self) -> None:
+        """Brings the outputs the nodes wrote back to where the harness reads them (after a
+        cell that ran); nothing to do when the nodes run on this machine."""
+
+    def clean(self) -> None:
+        """Removes what `share` put where the nodes run (after every cell)."""
+
     def wired(self, pairs: list[tuple[str, str]]) -> None:
         """The started nodes' links, (dialer, acceptor) by name, before anything is timed: a
         placement whose links are not its own measures them here (each namespace's link is
