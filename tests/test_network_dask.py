@@ -62,6 +62,13 @@ class DaskOnNamespaces:
         self.network = NamespaceNetwork(10**9).create()
         self.procs: dict[str, subprocess.Popen] = {}
         self.logs = directory
+        try:
+            self._start(directory)
+        except BaseException:  # nothing of a cluster that did not start is left
+            self.close()
+            raise
+
+    def _start(self, directory: Path) -> None:
         scheduler_file = directory / "scheduler.json"
         self._spawn("scheduler", [str(VENV_BIN / "dask"), "scheduler", "--host",
                                   self.network.gateway, "--port", "0", "--no-dashboard",
@@ -88,8 +95,12 @@ class DaskOnNamespaces:
                           + " ".join(worker)]
             self._spawn(f"node{i + 1}", ["ip", "netns", "exec", ns, *worker])
         from distributed import Client
-        with Client(self.address, timeout=START_S, set_as_default=False) as client:
-            client.wait_for_workers(WORKERS, timeout=START_S)
+        try:
+            with Client(self.address, timeout=START_S, set_as_default=False) as client:
+                client.wait_for_workers(WORKERS, timeout=START_S)
+        except Exception as exc:
+            logs = {name: (self.logs / f"{name}.log").read_text()[-1500:] for name in self.procs}
+            raise RuntimeError(f"the cluster did not come up ({exc}): {logs}") from None
 
     def _spawn(self, name: str, command: list[str]) -> None:
         log = open(self.logs / f"{name}.log", "wb")
@@ -129,7 +140,13 @@ def dask_cluster(tmp_path_factory):
                     f"forbids: {why}")
     made = None
     try:
-        made = DaskOnNamespaces(tmp_path_factory.mktemp("dask"))
+        try:
+            made = DaskOnNamespaces(tmp_path_factory.mktemp("dask"))
+        except (RuntimeError, namespaces.NetworkError) as first:
+            # once more on a network of its own: another run on this machine may have taken
+            # the same free subnet at the same moment
+            print(f"the cluster did not start; again: {first}", file=sys.stderr)
+            made = DaskOnNamespaces(tmp_path_factory.mktemp("dask"))
         yield made
     finally:
         if made is not None:
