@@ -402,7 +402,6 @@ class Cluster:
         mismatch names the host. Done once per run, before the first cell is timed."""
         if self.checked:
             return
-        from ..provenance import git_state
         self.workers = self.choose()
         relative = {lang: _relative(path) for lang, path in drivers.items()}
         mine = worker_facts(relative)
@@ -411,11 +410,13 @@ class Cluster:
         for worker in self.workers:
             worker.facts = facts[worker.address]
             if isinstance(worker.facts, Exception):
-                problems.append(f"{worker.name} ({worker.address}): {worker.facts}")
+                problems.append(f"worker {worker.name} ({worker.address}) cannot run serbench's "
+                                f"check: {type(worker.facts).__name__}: {worker.facts} (was it "
+                                f"started with the .venv/bin/dask of a serbench checkout?)")
                 worker.facts = {}
                 continue
             commit = worker.facts["git"].get("commit")
-            if commit != git_state()["commit"]:
+            if commit != mine["git"]["commit"]:
                 problems.append(f"{worker.label()} runs serbench commit {commit}, the harness "
                                 f"{mine['git']['commit']}")
             for language, info in mine["infos"].items():
