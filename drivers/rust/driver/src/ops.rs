@@ -7,11 +7,13 @@ use serde_json::{json, Value};
 
 use crate::info::info;
 use crate::methods::Codec;
-use crate::paged::PageBuffer;
+use crate::paged::{PageBuffer, PageWriter};
 use crate::protocol::{Depth, Failure, Kind, Params, Request, PROTOCOL_TASKS};
 use crate::registry::{self, with_codec, CodecJob, MethodSpec};
-use crate::tasks::write::{write_file, DEFAULT_PAGE_SIZE};
-use crate::tasks::{checksum_json, load_objects, read_objects, Read, Selection, TaskRequest};
+use crate::tasks::write::DEFAULT_PAGE_SIZE;
+use crate::tasks::{
+    checksum_json, each_object, read_objects, Read, Selection, TaskRequest, WRITER,
+};
 use crate::timing::IoTimer;
 
 /// The result of one request.
@@ -149,15 +151,19 @@ fn model(req: &Request) -> Result<ModelId, Failure> {
 /// `load`: the driver's own JSON loading, and the set checksum of the canonical objects.
 fn load(req: &Request) -> Result<Value, Failure> {
     fn checksum<M: ModelType>(params: &Params) -> Result<Value, Failure> {
-        let objects: Vec<M> = load_objects(params.path("input")?)?;
-        let checksum: SetChecksum = objects.iter().map(object_hash).collect();
+        let mut checksum = SetChecksum::default();
+        each_object(params.path("input")?, |object: M| {
+            checksum.add(object_hash(&object));
+            Ok(())
+        })?;
         Ok(json!({"checksum": checksum_json(checksum)}))
     }
     serbench_model::dispatch!(model(req)?, M => checksum::<M>(&req.params))
 }
 
-/// `roundtrip`: every object encoded and read back in memory at the depth; mismatches are
-/// objects whose hash (and, when materialized, whose value) differs from the original.
+/// `roundtrip`: every object encoded and read back in memory at the depth, one at a time;
+/// mismatches are objects whose hash (and, when materialized, whose value) differs from the
+/// original.
 struct Roundtrip<'a> {
     depth: Depth,
     params: &'a Params,
@@ -167,14 +173,15 @@ impl CodecJob for Roundtrip<'_> {
     type Output = Result<Value, Failure>;
 
     fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Self::Output {
-        let objects: Vec<M> = load_objects(self.params.path("input")?)?;
         let mut buf = Vec::new();
         let mut checksum = SetChecksum::default();
         let mut mismatches = 0u64;
         let mut first_mismatch = None;
-        for (line, object) in (1u64..).zip(&objects) {
+        let mut line = 0u64;
+        each_object(self.params.path("input")?, |object: M| {
+            line += 1;
             buf.clear();
-            codec.encode(object, &mut buf);
+            codec.encode(&object, &mut buf);
             let mut h = serbench_model::Hasher::new();
             let failed = |e| {
                 Failure::new(
@@ -183,16 +190,17 @@ impl CodecJob for Roundtrip<'_> {
                 )
             };
             codec.fold(&buf, self.depth, &mut h).map_err(failed)?;
-            let mut same = h.finish() == object_hash(object);
+            let mut same = h.finish() == object_hash(&object);
             if self.depth == Depth::Materialize {
-                same &= codec.decode(&buf).map_err(failed)?.total_eq(object);
+                same &= codec.decode(&buf).map_err(failed)?.total_eq(&object);
             }
             if !same {
                 mismatches += 1;
                 first_mismatch.get_or_insert(line);
             }
             checksum.add(h.finish());
-        }
+            Ok(())
+        })?;
         Ok(
             json!({"checksum": checksum_json(checksum), "mismatches": mismatches,
                   "first_mismatch": first_mismatch}),
@@ -200,7 +208,7 @@ impl CodecJob for Roundtrip<'_> {
     }
 }
 
-/// `encode`: writes the paged file, untimed.
+/// `encode`: writes the paged file, untimed, one object in memory at a time.
 struct Encode<'a> {
     params: &'a Params,
 }
@@ -209,10 +217,13 @@ impl CodecJob for Encode<'_> {
     type Output = Result<Value, Failure>;
 
     fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Self::Output {
-        let objects: Vec<M> = load_objects(self.params.path("input")?)?;
         let page_size = self.params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE);
-        let output = self.params.path("output")?;
-        let c = write_file(&mut codec, &objects, output, page_size, &IoTimer::default())?;
+        let timer = IoTimer::default();
+        let mut writer = PageWriter::create(self.params.path("output")?, page_size, &timer)?;
+        each_object(self.params.path("input")?, |object: M| {
+            writer.push(C::ALIGN, |out| codec.encode(&object, out))
+        })?;
+        let c = writer.finish(M::ID.name(), C::ID, WRITER)?;
         Ok(json!({"counters": {"objects": c.objects, "bytes": c.bytes, "pages": c.pages}}))
     }
 }

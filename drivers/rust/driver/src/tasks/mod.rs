@@ -13,7 +13,9 @@ pub mod write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serbench_model::{hex64, read_json_lines, Hasher, ModelType, ReadError, SetChecksum};
+use serbench_model::{
+    hex64, read_json_lines, Hasher, JsonLines, ModelType, ReadError, SetChecksum,
+};
 use serde_json::{json, Map, Value};
 
 use crate::evict::{evict, EVICTION};
@@ -261,7 +263,30 @@ pub fn checksum_json(c: SetChecksum) -> Value {
 /// A JSON Lines file of model `M` (untimed work): missing is `not_found`, a bad line
 /// `corrupt_input` naming the line and field.
 pub fn load_objects<M: ModelType>(path: &Path) -> Result<Vec<M>, Failure> {
-    read_json_lines(path).map_err(|e| match e {
+    read_json_lines(path).map_err(read_failure)
+}
+
+/// Each object of a JSON Lines file in turn, as [`load_objects`] reads them but holding one
+/// at a time: what verifies and encodes a dataset larger than memory.
+pub fn each_object<M: ModelType>(
+    path: &Path,
+    mut f: impl FnMut(M) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    let file = std::fs::File::open(path).map_err(|error| {
+        read_failure(ReadError::Io {
+            file: path.display().to_string(),
+            error,
+        })
+    })?;
+    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    for object in JsonLines::new(reader, path.display().to_string()) {
+        f(object.map_err(read_failure)?)?;
+    }
+    Ok(())
+}
+
+fn read_failure(e: ReadError) -> Failure {
+    match e {
         ReadError::Io { ref error, .. } => Failure::new(
             if error.kind() == std::io::ErrorKind::NotFound {
                 Kind::NotFound
@@ -271,7 +296,7 @@ pub fn load_objects<M: ModelType>(path: &Path) -> Result<Vec<M>, Failure> {
             e.to_string(),
         ),
         ReadError::Data(line) => Failure::corrupt(line.to_string()),
-    })
+    }
 }
 
 #[cfg(test)]
