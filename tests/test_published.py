@@ -5,6 +5,11 @@ import pytest
 
 from serbench.published import FIGURES, STUDY_METHODS, PublishedFigure
 from serbench.report import render_run
+from serbench.report.data import Cell, Run, Stat
+from serbench.report.figures import Palette
+from serbench.report.reasons import reasons
+from serbench.report.sizes import size_entries
+from serbench.report.tasks import task_models
 from serbench.report.reference import (COMPARISONS, Measured, Pick, missing_reason, spearman,
                                        time_pair, verdict)
 from serbench.report.data import load_run
@@ -118,3 +123,97 @@ def test_spearman_by_hand():
     assert spearman([1, 2, 3], [30, 20, 10]) == pytest.approx(-1.0)
     # ties share their mean rank: ranks 1, 2.5, 2.5, 4 against 1, 2, 3, 4
     assert spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(0.9486833)
+
+
+# --- the reason column, on hand-made cells ---------------------------------------------------
+
+def made_cell(language, method, task="read_seq", model="tweet", depth="materialize", n=1000,
+              ms=1.0, steady=True, counters=None, cold_note="", trusting=False):
+    return Cell(0, language, task, model, method, depth, "", "default", n, 1, 262144,
+                task != "write", "ok", "", "", "", n, "", n, "", "", counters or {},
+                reps=5, total=Stat(ms * 1e6, ms * 1e6, ms * 1e6), steady=steady,
+                cold_note=cold_note, trusting=trusting)
+
+
+def made_run(cores=16):
+    drivers = {"java": {"info": {"toolchain": {"java": "21.0.5"}}},
+               "cpp": {"info": {"toolchain": {"standard": "c++17", "compiler": "g++ 12.2.0"}}}}
+    return Run("r", "complete", None, None, "p", "", 1, "abc", False,
+               {"logical_cores": cores, "cpu_model": "Test CPU"}, {}, drivers, {})
+
+
+def measured_from(cells):
+    sizes = size_entries(cells)
+    return Measured(sizes, task_models(cells, Palette({c.method for c in cells})))
+
+
+def reason_ids(fig, cells, run=None):
+    return {r.id: r.text for r in reasons(fig, measured_from(cells), run)}
+
+
+TWEET_READ = next(fig for fig in FIGURES if fig.key == "tweet_read_seq_order")
+
+
+def test_a_lazy_study_read_against_materialized_cells_is_a_reason():
+    cells = [made_cell("java", "protobuf"), made_cell("cpp", "flatbuffers"),
+             made_cell("java", "json"), made_cell("java", "protobuf", depth="access")]
+    found = reason_ids(TWEET_READ, cells)
+    # Java Protocol Buffers and C++ FlatBuffers read lazily in the study; Java JSON did not
+    assert found["lazy_read"] == ("equal depth: this run materialized Java Protocol Buffers, "
+                                  "C++ FlatBuffers, which the study read lazily (depth access)")
+    # only access cells of the lazy methods: the same depth as the study's, no reason
+    lazy_only = [made_cell("java", "protobuf", depth="access"), made_cell("java", "json")]
+    assert "lazy_read" not in reason_ids(TWEET_READ, lazy_only)
+
+
+def test_json_text_data_size_toolchain_and_hardware_come_from_the_run():
+    cells = [made_cell("cpp", "bson", n=10_000), made_cell("java", "kryo", n=1000)]
+    found = reason_ids(TWEET_READ, cells, made_run())
+    assert found["json_text"] == ("C++ BSON (JSON text) stored JSON text; this run's cpp bson "
+                                  "stores the format's own bytes")
+    assert found["data_size"] == ("data size: the study 10,000,000 objects, this run "
+                                  "n = 10,000 at most (1,000x fewer)")
+    assert "toolchain" not in found and "hardware" not in found  # the VLDB draft says neither
+    inplace = next(fig for fig in FIGURES if fig.key == "read_seq_inplace")
+    cpp = [made_cell("cpp", "handcoded", model="part"), made_cell("cpp", "inplace", model="part")]
+    found = reason_ids(inplace, cpp, made_run(cores=4))
+    assert found["toolchain"] == "toolchain: cpp: C++11 then, standard c++17, compiler g++ " \
+                                 "12.2.0 now"  # only the languages of its cells
+    assert found["hardware"] == ("hardware: the study c3.4xlarge, SSD (16 cores), this run "
+                                 "Test CPU (4 logical cores)")
+    assert "hardware" not in reason_ids(inplace, cpp, made_run(cores=16))
+    assert "data_size" not in found  # the study gives no size for it
+
+
+def test_gzip_mode_gives_the_other_mode_where_the_run_has_it():
+    table_1 = next(fig for fig in FIGURES if fig.key == "part_method_sizes")
+    size = {"avg_object_bytes": 150, "gzip_bytes": 90_000}  # 90 B per object over 1000
+    cells = [made_cell("java", "json_gzip", "sizes", "part", "", counters=size),
+             made_cell("java", "json", "sizes", "part", "", counters={**size,
+                                                                      "gzip_bytes": 60_000})]
+    assert reason_ids(table_1, cells)["gzip_mode"] == (
+        "the study gzipped each object alone (json_gzip), as the compared figure does; "
+        "gzipping the whole file (the json file's gzip): 60 B (java) per object")
+    # no json_gzip cells: nothing compared in the study's mode, no reason
+    assert "gzip_mode" not in reason_ids(table_1, cells[1:])
+
+
+def test_labelled_cells_are_counted_and_a_clean_run_has_no_reason():
+    fig = next(fig for fig in FIGURES if fig.key == "read_seq_cpp_java")
+    cells = [made_cell("java", "handcoded", model="part", steady=False),
+             made_cell("cpp", "inplace", model="part", cold_note="cold unproven", trusting=True)]
+    found = reason_ids(fig, cells)
+    assert found["unsteady"] == "1 of the 2 cells it needs ran unsteady (left out of the verdict)"
+    assert found["cold_unproven"] == "1 of the 2 cells it needs not shown to be cold"
+    assert found["trusting"] == "1 of the 2 cells it needs read bytes without checking them"
+    clean = [made_cell("java", "handcoded", model="part"), made_cell("cpp", "inplace",
+                                                                     model="part")]
+    assert reason_ids(fig, clean) == {}
+
+
+def test_the_chapter_has_a_reason_column(published_rows):
+    rows = {r[0]: r for r in markdown_table(published_rows, "Published and measured")}
+    # the fixture's drivers: cpp g++ 12.2.0; Java and C++ cells of the SoCC study's summary
+    assert rows["every task: fastest Java / fastest C++"][6].startswith(
+        "toolchain: cpp: C++11 then, compiler g++ 12.2.0 now; java: Java 8 then,")
+    assert rows["org: JSON / Protocol Buffers data size"][6] == "—"  # not measured: none

@@ -14,12 +14,29 @@ FIRST_BLOG = "first blog"
 LATER_STUDY = "the later study"  # the VLDB draft's repository results, on tweets
 
 
+# how a study's gzip figures compressed: each object alone, or the whole file
+PER_OBJECT = "per_object"
+WHOLE_FILE = "whole_file"
+
+
 @dataclass(frozen=True)
 class StudyMethod:
+    """A publication's method and serbench's counterpart, with what the study's own did
+    differently (the report's reason column compares these with the run's cells)."""
     name: str      # as the publication names it
     language: str
     method: str    # serbench's method id for the counterpart
-    note: str = ""  # where serbench's counterpart differs from what the study ran
+    depth: str = "materialize"  # how deep the study's read decoded: "access" read lazily
+    via_json_text: bool = False  # the study's bytes were JSON text, not the format's own
+    gzip: str = ""  # PER_OBJECT or WHOLE_FILE: how the study's gzip figures compressed
+
+
+@dataclass(frozen=True)
+class Study:
+    """What a publication says it ran on; None or empty where it does not say."""
+    toolchains: dict  # language -> the version it names, e.g. {"java": "Java 8"}
+    hardware: str = ""
+    cores: int | None = None
 
 
 @dataclass(frozen=True)
@@ -48,6 +65,16 @@ class PublishedFigure:
     values: dict = field(default_factory=dict)  # the numbers behind `figure`
     needs: str = ""     # what a run must measure for it, beyond the task and model
     cells: tuple[CellNeed, ...] = ()  # the same as cells a plan produces (plans/reproduce.toml)
+    objects: int | None = None  # how many objects the study's task ran on, where it says
+    gzip: str = ""  # PER_OBJECT or WHOLE_FILE: how the figure's gzip sizes were compressed
+
+    @property
+    def study(self) -> Study | None:
+        return STUDIES.get(self.source)
+
+
+# the SoCC study's setup (published.md); a c3.4xlarge has 16 vCPUs
+STUDIES = {REFERENCE_STUDY: Study({"java": "Java 8", "cpp": "C++11"}, "c3.4xlarge, SSD", 16)}
 
 
 # the publications' methods with a serbench counterpart (Boost's text archive is boost_text)
@@ -55,26 +82,26 @@ STUDY_METHODS = {m.name: m for m in (
     StudyMethod("Java Default (built-in)", "java", "java_builtin"),
     StudyMethod("Java built-in", "java", "java_builtin"),
     StudyMethod("Java BSON", "java", "bson"),
-    StudyMethod("Java JSON GZIP", "java", "json_gzip", "the study gzipped each object alone"),
+    StudyMethod("Java JSON GZIP", "java", "json_gzip", gzip=PER_OBJECT),
     StudyMethod("Java JSON+gzip", "java", "json_gzip"),
     StudyMethod("Java JSON", "java", "json"),
     StudyMethod("Java Protocol Buffer", "java", "protobuf"),
-    StudyMethod("Java Protocol Buffers", "java", "protobuf", "the study's read stayed lazy"),
+    StudyMethod("Java Protocol Buffers", "java", "protobuf", "access"),
     StudyMethod("Java Kryo", "java", "kryo"),
     StudyMethod("Java Hand Coded ByteBuffer", "java", "handcoded"),
     StudyMethod("Java ByteBuffer (hand-coded)", "java", "handcoded"),
-    StudyMethod("Java FlatBuffers", "java", "flatbuffers", "the study's read stayed lazy"),
+    StudyMethod("Java FlatBuffers", "java", "flatbuffers", "access"),
     StudyMethod("C++ Boost (text archive)", "cpp", "boost_text"),
     StudyMethod("C++ Boost (text)", "cpp", "boost_text"),
     StudyMethod("C++ Boost binary", "cpp", "boost_binary"),
     StudyMethod("C++ Protocol Buffer", "cpp", "protobuf"),
-    StudyMethod("C++ Protocol Buffers", "cpp", "protobuf", "the study's read stayed lazy"),
+    StudyMethod("C++ Protocol Buffers", "cpp", "protobuf", "access"),
     StudyMethod("C++ Hand Coded", "cpp", "handcoded"),
     StudyMethod("C++ hand-coded", "cpp", "handcoded"),
     StudyMethod("C++ InPlace", "cpp", "inplace"),
-    StudyMethod("C++ in-place", "cpp", "inplace", "the study's read only cast"),
-    StudyMethod("C++ BSON (JSON text)", "cpp", "bson", "the study's went through JSON text"),
-    StudyMethod("C++ FlatBuffers", "cpp", "flatbuffers", "the study's read stayed lazy"),
+    StudyMethod("C++ in-place", "cpp", "inplace", "access"),  # its read only cast
+    StudyMethod("C++ BSON (JSON text)", "cpp", "bson", via_json_text=True),
+    StudyMethod("C++ FlatBuffers", "cpp", "flatbuffers", "access"),
     StudyMethod("Rust JSON", "rust", "json"),
     StudyMethod("Rust bincode", "rust", "bincode"),
     StudyMethod("Rust MessagePack", "rust", "msgpack"),
@@ -135,8 +162,9 @@ TWEET_MINUTES = {
     "Rust BSON": (12.24, 17.99, 31.66, 38.33, 35.61),
     "Rust FlexBuffers": (7.23, 8.81, 19.28, 16.55, 17.71),
 }
-TWEET_SCALE = {"write": "10M objects", "read_seq": "10M objects", "read_rand": "10M objects",
-               "sort_dedup": "15M objects", "net_sort_merge": "15M objects"}
+TWEET_OBJECTS = {"write": 10_000_000, "read_seq": 10_000_000, "read_rand": 10_000_000,
+                 "sort_dedup": 15_000_000, "net_sort_merge": 15_000_000}
+TWEET_SCALE = {task: f"{n // 1_000_000}M objects" for task, n in TWEET_OBJECTS.items()}
 TWEET_SUBJECT = {"write": "write", "read_seq": "sequential read", "read_rand": "random read",
                  "sort_dedup": "external sort", "net_sort_merge": "network tree sort"}
 
@@ -158,7 +186,7 @@ def _tweet_minutes(task: str) -> PublishedFigure:
                            "order of time",
                            f"{len(minutes)} methods, {minutes[fastest]} min ({fastest}) to "
                            f"{minutes[slowest]} min ({slowest})", LATER_STUDY, model="tweet",
-                           task=task, values=minutes,
+                           task=task, values=minutes, objects=TWEET_OBJECTS[task],
                            needs=f"{task} cells of tweet (published at {TWEET_SCALE[task]})",
                            cells=(_study_cells(task, "tweet", minutes),))
 
@@ -171,7 +199,7 @@ SOCC_FIGURES = (
                     values={"ratio": 1.5}, needs="read_seq cells of cpp inplace and handcoded",
                     cells=(CellNeed("read_seq", None, ("cpp handcoded", "cpp inplace")),)),
     PublishedFigure("customer_inplace_size", "Customer: in-place / JSON+gzip size", "3x",
-                    REFERENCE_STUDY, model="customer", values={"ratio": 3},
+                    REFERENCE_STUDY, model="customer", values={"ratio": 3}, gzip=PER_OBJECT,
                     needs="sizes or write cells of customer, inplace and json_gzip",
                     cells=(CellNeed("sizes", "customer", ("cpp inplace", "cpp json_gzip")),)),
     PublishedFigure("read_seq_cpp_java", "sequential read, large: Java hand-coded / C++ "
@@ -312,21 +340,24 @@ FIGURES: tuple[PublishedFigure, ...] = (
                     f"about {ORG['objects']:,} objects: "
                     f"{_ratio(ORG['json_mb'], ORG['protobuf_mb'])} "
                     f"(gzip {_ratio(ORG['json_gzip_mb'], ORG['protobuf_gzip_mb'])})",
-                    COMPARISON_BLOG, model="org", values=ORG,
+                    COMPARISON_BLOG, model="org", values=ORG, gzip=WHOLE_FILE,
                     cells=(CellNeed("sizes", "org", ("java json", "java protobuf")),)),
     PublishedFigure("org_write", "org: JSON / Protocol Buffers write time",
                     f"{ORG['json_write_s']} s vs {ORG['protobuf_write_s']} s: "
                     f"{_ratio(ORG['json_write_s'], ORG['protobuf_write_s'])}",
                     COMPARISON_BLOG, model="org", task="write", values=ORG,
+                    objects=ORG["objects"],
                     cells=(CellNeed("write", "org", ("java json", "java protobuf")),)),
     PublishedFigure("org_read", "org: JSON / Protocol Buffers read time",
                     f"{ORG['json_read_s']} s vs {ORG['protobuf_read_s']} s: "
                     f"{_ratio(ORG['json_read_s'], ORG['protobuf_read_s'])}",
                     COMPARISON_BLOG, model="org", task="read_seq", values=ORG,
+                    objects=ORG["objects"],
                     cells=(CellNeed("read_seq", "org", ("java json", "java protobuf")),)),
     PublishedFigure("org_memory", "org: memory after reading, JSON vs Protocol Buffers",
                     f"{ORG['json_memory_mb']:,} MB vs {ORG['protobuf_memory_mb']:,} MB",
                     COMPARISON_BLOG, model="org", task="memory", values=ORG,
+                    objects=ORG["objects"],
                     cells=(CellNeed("memory", "org", ("java json", "java protobuf")),)),
     PublishedFigure("net_fetch_disk", "networked requests from disk: time follows size "
                     "(BSON / JSON+gzip, Customer)",

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from ..published import FIGURES, ORG, STUDY_METHODS, TWEET_SCALE, TWEET_TASKS, PublishedFigure
 from ..steady import spearman
 from .blocks import Row, Section, Table
-from .data import Cell
+from .data import Cell, Run
+from .reasons import reasons
 from .series import LANGUAGES, Ranking, RankRow
 from .sizes import SizeEntry
 from .task_views import _per_object, micro_round_trips
@@ -22,6 +23,7 @@ from .units import multiple, number, unit_for
 class Measured:
     sizes: dict[str, list[SizeEntry]]
     tasks: dict[str, list[TaskModel]]
+    run: Run | None = None  # its provenance, for the reasons (None: not known)
 
     def task_model(self, task: str, model: str) -> TaskModel | None:
         return next((tm for tm in self.tasks.get(task, []) if tm.model == model), None)
@@ -438,12 +440,11 @@ def _study_cells(fig: PublishedFigure, measured: dict[tuple[str, str], float]) -
 
 
 def _differences(fig: PublishedFigure, found: list) -> str:
-    """Where serbench's counterpart differs from what the study ran; the methods not here."""
+    """The study's methods this run has no counterpart of (how the counterparts differ from
+    what the study ran is the reason column's)."""
     named = {name for name, _, _ in found}
-    notes = [f"{name}: {STUDY_METHODS[name].note}" for name in named
-             if STUDY_METHODS[name].note]
     absent = [name for name in fig.values if name not in named]
-    return "; ".join(notes + ([f"not in this run: {', '.join(absent)}"] if absent else []))
+    return f"not in this run: {', '.join(absent)}" if absent else ""
 
 
 def method_sizes(fig: PublishedFigure, m: Measured) -> Outcome | None:
@@ -474,8 +475,9 @@ def method_order(fig: PublishedFigure, m: Measured) -> Outcome | None:
     published = max(p for _, p, _ in found) / min(p for _, p, _ in found)
     measured = ours[-1][2] / ours[0][2]
     return Outcome(", ".join(f"{name} {_duration(t)}" for name, _, t in ours),
-                   f"at n = {tm.n:,} (published at {TWEET_SCALE[fig.task]}); "
-                   f"{_differences(fig, found)}",
+                   "; ".join(filter(None, [f"at n = {tm.n:,} (published at "
+                                           f"{TWEET_SCALE[fig.task]})",
+                                           _differences(fig, found)])),
                    order_verdict(spearman([p for _, p, _ in found], [t for _, _, t in found]),
                                  len(found))
                    + f"; slowest / fastest {multiple(measured)}, published "
@@ -713,18 +715,21 @@ def cell_links(fig: PublishedFigure, measured: Measured) -> tuple[tuple[str, str
     return tuple(links.items())
 
 
-PUBLISHED_COLUMNS = ["figure", "published", "source", "measured in this run", "note", "verdict"]
+PUBLISHED_COLUMNS = ["figure", "published", "source", "measured in this run", "note", "verdict",
+                     "reason"]
 
 
 def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FIGURES
                    ) -> list[Row]:
-    """One row per figure: published, measured, why not, verdict; links to its cells."""
+    """One row per figure: published, measured, why not, verdict, what may explain a
+    difference; links to its cells."""
     rows = []
     for fig, outcome in published_outcomes(measured, figures):
+        why = "; ".join(r.text for r in reasons(fig, measured, measured.run)) if outcome else ""
         rows.append(Row([fig.subject, fig.figure, fig.source,
                          outcome.measured if outcome else "—",
                          outcome.note if outcome else missing_reason(fig, measured),
-                         outcome.verdict if outcome else "—"],
+                         outcome.verdict if outcome else "—", why or "—"],
                         kind="" if outcome else "not run",
                         links=cell_links(fig, measured) if outcome else ()))
     return rows

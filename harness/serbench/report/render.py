@@ -35,7 +35,7 @@ def build_sections(data: RunData, tasks: dict[str, list[TaskModel]] | None = Non
     cells = data.cells
     tasks = run_tasks(data) if tasks is None else tasks
     sizes = size_entries(cells)
-    measured = Measured(sizes, tasks)
+    measured = Measured(sizes, tasks, data.run)
     sections = [summary_section(tasks, sizes, cells), provenance_section(data.run, cells)]
     sections += [s for task, models in tasks.items() if (s := task_section(task, models))]
     # after the network tasks' sections (the last tasks in canonical order), before the sizes

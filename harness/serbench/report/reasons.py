@@ -1,0 +1,167 @@
+"""Why a published figure and this run's may differ: what the study declared it ran
+(published.py) against what the run's cells, counters and provenance hold. Each reason has
+one snake_case id; its text is computed, never written per figure."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..published import PER_OBJECT, STUDY_METHODS, WHOLE_FILE, CellNeed, PublishedFigure
+from .data import Cell, Run
+from .series import LANGUAGES
+from .sizes import SIZE_TASKS
+from .units import multiple
+
+
+@dataclass(frozen=True)
+class Reason:
+    id: str
+    text: str
+
+
+# data sizes within this factor of each other are the same scale
+SAME_SCALE = 2
+
+
+def _matches(pattern: str, language: str, method: str) -> bool:
+    """A CellNeed method pattern ("java *", "* json", "cpp inplace") against a cell."""
+    want_language, want_method = pattern.split()
+    return want_language in ("*", language) and want_method in ("*", method)
+
+
+def _has_setting(need: CellNeed, c: Cell) -> bool:
+    settings = {**c.settings, "threads": c.threads}
+    return all(str(settings.get(k)) == v for k, v in
+               (item.split("=", 1) for item in need.setting.split()))
+
+
+def figure_cells(fig: PublishedFigure, measured) -> list[Cell]:
+    """The run's measured cells a figure's comparison reads from (its CellNeeds): the
+    default variant of each matching method, every depth, n and setting."""
+    found = []
+    for need in fig.cells:
+        tasks = SIZE_TASKS if need.task == "sizes" else (need.task,)
+        for tm in (tm for task in tasks for tm in measured.tasks.get(task, [])):
+            if (need.model or fig.model) not in (None, tm.model):
+                continue
+            found += [c for s in tm.series if not s.is_floor and not s.key.variant
+                      and any(_matches(p, s.key.language, s.key.method) for p in need.methods)
+                      for c in s.cells.values() if c.measured and _has_setting(need, c)]
+    return found
+
+
+def _study_methods(fig: PublishedFigure):
+    """The study's own methods a figure names (Table 1 and the tweet tables)."""
+    return [STUDY_METHODS[name] for name in fig.values if name in STUDY_METHODS]
+
+
+def lazy_read(fig, measured, cells, run) -> Reason | None:
+    """The study read some methods lazily; the run compares materialized (equal-depth) reads
+    of them where it has those cells (the comparisons prefer depth materialize)."""
+    read = {(c.language, c.method) for c in cells if c.depth == "materialize"}
+    lazy = [m.name for m in _study_methods(fig)
+            if m.depth != "materialize" and (m.language, m.method) in read]
+    if not lazy:
+        return None
+    return Reason("lazy_read", f"equal depth: this run materialized {', '.join(lazy)}, which "
+                               f"the study read lazily (depth access)")
+
+
+def json_text(fig, measured, cells, run) -> Reason | None:
+    ran = {(c.language, c.method) for c in cells}
+    named = [m for m in _study_methods(fig)
+             if m.via_json_text and (m.language, m.method) in ran]
+    if not named:
+        return None
+    return Reason("json_text", "; ".join(f"{m.name} stored JSON text; this run's "
+                                         f"{m.language} {m.method} stores the format's own bytes"
+                                         for m in named))
+
+
+GZIP_MODES = {PER_OBJECT: "each object alone (json_gzip)",
+              WHOLE_FILE: "the whole file (the json file's gzip)"}
+
+
+def gzip_mode(fig, measured, cells, run) -> Reason | None:
+    """The study's gzip mode, and this run's figure in the other mode where it has it:
+    json_gzip gzips each object (PROTOCOL.md 8.1), a file's gzip counter the whole file."""
+    study = fig.gzip or next((m.gzip for m in _study_methods(fig) if m.gzip), "")
+    entries = [e for e in measured.sizes.get(fig.model, []) if not e.variant]
+    by_mode = {PER_OBJECT: {e.language: e.avg for e in entries if e.method == "json_gzip"},
+               WHOLE_FILE: {e.language: e.gzip for e in entries if e.method == "json" and e.gzip}}
+    other = WHOLE_FILE if study == PER_OBJECT else PER_OBJECT
+    if not study or not by_mode[study] or not by_mode[other]:
+        return None
+    values = ", ".join(f"{by_mode[other][lang]:,.0f} B ({lang})" for lang in LANGUAGES
+                       if lang in by_mode[other])
+    return Reason("gzip_mode", f"the study gzipped {GZIP_MODES[study]}, as the compared figure "
+                               f"does; gzipping {GZIP_MODES[other]}: {values} per object")
+
+
+def data_size(fig, measured, cells, run) -> Reason | None:
+    timed = [c.n for c in cells if c.task not in SIZE_TASKS]
+    if fig.objects is None or not timed:
+        return None
+    largest = max(timed)
+    if max(largest, fig.objects) / min(largest, fig.objects) < SAME_SCALE:
+        return None
+    fewer = "fewer" if largest < fig.objects else "more"
+    factor = max(largest, fig.objects) / min(largest, fig.objects)
+    return Reason("data_size", f"data size: the study {fig.objects:,} objects, this run "
+                               f"n = {largest:,} at most ({multiple(factor)} {fewer})")
+
+
+# the fields of a driver's info toolchain that name its version, as "{field} {value}"
+TOOLCHAIN_FIELDS = ("java", "rustc", "standard", "compiler")
+
+
+def _toolchain(run: Run, language: str) -> str:
+    """The run's compiler or runtime version for `language`, from its driver's info."""
+    info = ((run.drivers.get(language) or {}).get("info") or {}).get("toolchain") or {}
+    return ", ".join(f"{k} {info[k]}" for k in TOOLCHAIN_FIELDS if k in info)
+
+
+def toolchain(fig, measured, cells, run) -> Reason | None:
+    study = fig.study
+    if run is None or study is None:
+        return None
+    languages = [lang for lang in LANGUAGES if lang in study.toolchains
+                 and any(c.language == lang for c in cells)]
+    then_now = [f"{lang}: {study.toolchains[lang]} then, "
+                f"{_toolchain(run, lang) or 'not recorded'} now" for lang in languages]
+    if not then_now:
+        return None
+    return Reason("toolchain", "toolchain: " + "; ".join(then_now))
+
+
+def hardware(fig, measured, cells, run) -> Reason | None:
+    study = fig.study
+    cores = run and run.host.get("logical_cores")
+    if study is None or study.cores is None or not cores or cores == study.cores or not cells:
+        return None
+    return Reason("hardware", f"hardware: the study {study.hardware} ({study.cores} cores), "
+                              f"this run {run.host.get('cpu_model') or 'cpu not recorded'} "
+                              f"({cores} logical cores)")
+
+
+def _labelled(reason_id: str, what: str, pick: Callable[[Cell], bool]):
+    """A reason that counts the figure's cells carrying one label."""
+    def reason(fig, measured, cells, run) -> Reason | None:
+        k = sum(1 for c in cells if pick(c))
+        return Reason(reason_id, f"{k:,} of the {len(cells):,} cells it needs {what}") \
+            if k else None
+    return reason
+
+
+REASONS = (
+    lazy_read, json_text, gzip_mode, data_size, toolchain, hardware,
+    _labelled("unsteady", "ran unsteady (left out of the verdict)", lambda c: c.steady is False),
+    _labelled("cold_unproven", "not shown to be cold", lambda c: bool(c.cold_note)),
+    _labelled("trusting", "read bytes without checking them", lambda c: c.trusting),
+)
+
+
+def reasons(fig: PublishedFigure, measured, run: Run | None) -> list[Reason]:
+    """Everything the run knows that may explain a difference from the published figure."""
+    cells = figure_cells(fig, measured)
+    return [r for check in REASONS if (r := check(fig, measured, cells, run)) is not None]
