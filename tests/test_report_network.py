@@ -197,3 +197,40 @@ def test_the_trees_findings_have_a_sign_and_a_factor(sections):
                         "built-in 60.0 ms, C++ BSON (JSON text) 200 ms")
     assert judged == ("same order (Spearman's ρ = 1.00 over 4 methods); slowest / fastest "
                       "20.0x, published 24.4x: factor 0.82")
+
+
+def cluster_host(worker: str, hostname: str, cores: int) -> dict:
+    """A host as the Dask placement records it in a cell's counters (dask_placement)."""
+    return {"worker": worker, "address": f"tcp://10.0.0.{cores}:4000", "hostname": hostname,
+            "cpu_model": "cluster cpu", "logical_cores": cores, "memory_bytes": 8 * 2**30,
+            "kernel": "6.1.0-test"}
+
+
+def test_cluster_cells_name_their_hosts_and_measured_links(tmp_path):
+    path = tmp_path / "results.duckdb"
+    placed = {"network": "cluster", "hosts": {"client": cluster_host("w1", "alpha", 2),
+                                              "server0": cluster_host("w2", "beta", 4)},
+              "measured_bit": {"w1->w2": 940_000_000}}
+    with Results(path) as results:
+        results.begin_run(RUN, "network", "[[group]]", 42, PROVENANCE, {})
+        results.add_cell(RUN, replace(BASE, cell_id=1), ok(2.0, 15_000, **placed))
+        results.finish_run(RUN, "complete")
+    fetch = next(c for s in build_sections(load_run(path, RUN)) for c in s.children
+                 if c.id == "net_fetch-part")
+    network = table(fetch, "net_fetch · part: network").rows[0].values
+    assert network[4] == "cluster on w1 (alpha), w2 (beta); measured w1->w2 0.94 Gbit/s"
+    assert network[6].startswith("client on w1 (alpha) (")  # the busiest node's host
+    nodes = table(fetch, "net_fetch · part: every node")
+    assert nodes.columns[:3] == ["implementation", "node", "host"]
+    assert {r.values[1]: r.values[2] for r in nodes.rows} == {"client": "w1 (alpha)",
+                                                              "server0": "w2 (beta)"}
+    hosts = rows_of(table(fetch, "net_fetch · part: cluster hosts"))
+    assert hosts["w1 (alpha)"] == ["cluster cpu", "2", "8,192 MiB", "6.1.0-test", "client",
+                                   "0.94 Gbit/s"]
+    assert hosts["w2 (beta)"][5] == "—"  # measured from w1 only
+
+
+def test_one_machine_cells_have_no_host_column_or_hosts_table(sections):
+    fetch = sections["net_fetch-part"]
+    assert "host" not in table(fetch, "net_fetch · part: every node").columns
+    assert not [b for b in fetch.blocks if isinstance(b, Table) and "hosts" in b.title]

@@ -3,8 +3,9 @@ implementation and n: the bytes moved, the link's measured rate, the transfer fl
 bytes any one node received, at that node's measured link rate: no task can finish sooner)
 and the time as a multiple of it, so a reader sees whether the network or the work bound the
 task; the same request by every language's nodes side by side (one column per language);
-then each node's cpu / io split, so the bottleneck node is visible; for an aggregation swept
-over density, its time against density."""
+then each node's cpu / io split (on a cluster, with the host it ran on), so the bottleneck
+node is visible; on a cluster, its hosts and the link rates measured between them; for an
+aggregation swept over density, its time against density."""
 from __future__ import annotations
 
 from .blocks import Row, Table
@@ -22,14 +23,44 @@ def transfer_floor_ns(c) -> float | None:
     return max(received) * 8 / min(rates) * 1e9
 
 
+CLUSTER = "cluster"  # the network of cells the Dask placement ran (dask_placement.describe)
+
+
+def _gbit(bits: float) -> str:
+    return f"{bits / 1e9:.3g} Gbit/s"
+
+
+def host_name(host: dict) -> str:
+    """A placed host: its Dask worker's name, and its hostname where that differs."""
+    worker, hostname = host.get("worker") or "unnamed worker", host.get("hostname")
+    return f"{worker} ({hostname})" if hostname and hostname != worker else worker
+
+
+def node_host(c, node: str) -> str:
+    """The host a cluster cell placed `node` on; "" elsewhere (one machine)."""
+    host = (c.counters.get("hosts") or {}).get(node)
+    return host_name(host) if host else ""
+
+
+def cluster_note(counters: dict) -> str:
+    """The hosts a cluster cell's nodes ran on and each placed pair's measured link rate."""
+    hosts = sorted({host_name(h) for h in (counters.get("hosts") or {}).values()})
+    links = [f"{pair} {_gbit(bits)}"
+             for pair, bits in sorted((counters.get("measured_bit") or {}).items())]
+    return (f"cluster on {', '.join(hosts) or 'hosts not recorded'}; "
+            + (f"measured {', '.join(links)}" if links else "no link between two hosts"))
+
+
 def network_note(c) -> str:
     counters = c.counters
+    if counters.get("network") == CLUSTER:
+        return cluster_note(counters)
     if counters.get("network") != "namespaces":
         return counters.get("fallback") or "loopback (no link limit)"
     rate = counters.get("link_rate_bit")
     measured = (counters.get("measured_bit") or {}).values()
     shaped = f"tbf {rate / 1e9:g} Gbit/s" if rate else "unshaped veth"
-    return (f"{shaped}, measured {min(measured) / 1e9:.3g}–{max(measured) / 1e9:.3g} Gbit/s"
+    return (f"{shaped}, measured {min(measured) / 1e9:.3g}–{_gbit(max(measured))}"
             if measured else shaped)
 
 
@@ -63,7 +94,7 @@ def net_views(tm) -> list:
         unit = unit_for(c.total.median)
         floor = transfer_floor_ns(c)
         busiest = max(c.nodes.items(), key=lambda kv: kv[1].get("cpu_ns", 0), default=None)
-        node = (f"{busiest[0]} ({_ms(busiest[1].get('cpu_ns', 0))} / "
+        node = (f"{busiest[0]}{_on(c, busiest[0])} ({_ms(busiest[1].get('cpu_ns', 0))} / "
                 f"{_ms(busiest[1].get('io_ns', 0))})") if busiest else ""
         rows.append(Row([s.label, f"{c.n:,}", f"{number(unit.of(c.total.median))} {unit.name}",
                          byte_size(c.counters.get("bytes_moved", 0)), network_note(c),
@@ -76,16 +107,65 @@ def net_views(tm) -> list:
     blocks += density_views(tm.task, tm.model, measured)
     at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
     if at_n:
-        node_rows = [Row([s.label, name, _ms(f.get("total_ns", 0)), _ms(f.get("cpu_ns", 0)),
-                          _ms(f.get("io_ns", 0)), byte_size(f.get("bytes_sent", 0)),
-                          byte_size(f.get("bytes_received", 0)),
-                          byte_size(f.get("peak_rss_bytes", 0))])
-                     for s, c in at_n for name, f in sorted(c.nodes.items())]
-        blocks.append(Table(f"{tm.task} · {tm.model}: every node at n = {tm.n:,}",
-                            ["implementation", "node", "total ms", "cpu ms", "io ms (sockets, "
-                             "files)", "sent", "received", "peak RSS"], node_rows,
-                            numeric=frozenset({2, 3, 4, 5, 6, 7})))
+        blocks.append(node_table(tm, at_n))
+    blocks += hosts_views(tm, measured)
     return blocks
+
+
+def _on(c, node: str) -> str:
+    host = node_host(c, node)
+    return f" on {host}" if host else ""
+
+
+def node_table(tm, at_n: list) -> Table:
+    """Each node's figures; on a cluster, with the host it ran on, so they are the hosts'."""
+    placed = any(c.counters.get("hosts") for _, c in at_n)
+    rows = [Row([s.label, name, *([node_host(c, name) or "—"] if placed else []),
+                 _ms(f.get("total_ns", 0)), _ms(f.get("cpu_ns", 0)), _ms(f.get("io_ns", 0)),
+                 byte_size(f.get("bytes_sent", 0)), byte_size(f.get("bytes_received", 0)),
+                 byte_size(f.get("peak_rss_bytes", 0))])
+            for s, c in at_n for name, f in sorted(c.nodes.items())]
+    first = 3 if placed else 2
+    return Table(f"{tm.task} · {tm.model}: every node at n = {tm.n:,}",
+                 ["implementation", "node", *(["host"] if placed else []), "total ms", "cpu ms",
+                  "io ms (sockets, files)", "sent", "received", "peak RSS"], rows,
+                 numeric=frozenset(range(first, first + 6)))
+
+
+def hosts_views(tm, measured: list) -> list:
+    """A cluster's hosts as the placement recorded them (dask_placement.describe), with the
+    nodes placed on each and the link rates measured from it to its peers."""
+    hosts: dict[str, dict] = {}
+    nodes: dict[str, set] = {}
+    for _, c in measured:
+        for node, host in (c.counters.get("hosts") or {}).items():
+            hosts[host_name(host)] = host
+            nodes.setdefault(host_name(host), set()).add(node)
+    if not hosts:
+        return []
+    rates: dict[str, list] = {}
+    for _, c in measured:
+        for pair, bits in (c.counters.get("measured_bit") or {}).items():
+            rates.setdefault(pair.split("->")[0], []).append(bits)
+    rows = [Row([name, h.get("cpu_model") or "—", str(h.get("logical_cores") or "—"),
+                 byte_size(h["memory_bytes"]) if h.get("memory_bytes") else "—",
+                 h.get("kernel") or "—", ", ".join(sorted(nodes[name])),
+                 _rate_range(rates.get(h.get("worker"), []))])
+            for name, h in sorted(hosts.items())]
+    return [Table(f"{tm.task} · {tm.model}: cluster hosts",
+                  ["host", "cpu", "logical cores", "memory", "kernel", "nodes placed",
+                   "links measured from it"], rows,
+                  "Each Dask worker the cells' nodes were placed on (worker name, hostname), "
+                  "as the placement checked it before timing, and the rates measured from it "
+                  "to the hosts it was paired with (lowest–highest over the cells). The node "
+                  "table names each node's host: its figures are that host's.")]
+
+
+def _rate_range(rates: list) -> str:
+    if not rates:
+        return "—"
+    low, high = min(rates), max(rates)
+    return _gbit(low) if low == high else f"{low / 1e9:.3g}–{_gbit(high)}"
 
 
 def _cell_marks(c) -> str:
