@@ -9,6 +9,7 @@
 
 #[macro_use]
 mod model_struct;
+mod nesting;
 
 pub mod checksum;
 pub mod jsonl;

@@ -33,10 +33,10 @@ model_struct! {
         #[serde(default)]
         pub quoted_status_id: Option<i64>,
         pub is_quote_status: bool,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::nesting::nested")]
         #[rkyv(omit_bounds)]
         pub quoted_status: Option<Box<Tweet>>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::nesting::nested")]
         #[rkyv(omit_bounds)]
         pub retweeted_status: Option<Box<Tweet>>,
         #[serde(default)]

@@ -120,3 +120,42 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod deep_tests {
+    use super::*;
+    use serbench_model::Tweet;
+
+    /// `{"retweeted_status": {"retweeted_status": ...}}`, `levels` documents deep.
+    fn nested_retweets(levels: usize) -> Vec<u8> {
+        const KEY: &[u8] = b"retweeted_status\0";
+        let mut out = Vec::new();
+        for k in (1..=levels).rev() {
+            let len = 5 + (1 + KEY.len() + 4) * k + k;
+            out.extend_from_slice(&(len as i32).to_le_bytes());
+            out.push(0x03);
+            out.extend_from_slice(KEY);
+        }
+        out.extend_from_slice(&[5, 0, 0, 0, 0]);
+        out.extend(std::iter::repeat(0).take(levels));
+        out
+    }
+
+    #[test]
+    fn deep_documents_are_refused_not_a_stack_overflow() {
+        let bytes = nested_retweets(100_000);
+        // unoptimized frames are large: the 64 levels allowed need more than a test thread's
+        // stack; the 100,000 asked for would need gigabytes
+        let refused = std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || Codec::<Tweet>::decode(&mut Bson, &bytes).map(|_| ()))
+            .unwrap()
+            .join()
+            .unwrap();
+        let message = refused.unwrap_err().message;
+        assert!(
+            message.contains("nested deeper than 64 levels"),
+            "{message}"
+        );
+    }
+}

@@ -1,0 +1,46 @@
+//! A bound on the recursion a decoder's input controls. The tweet is the one recursive model:
+//! its quoted and retweeted statuses deserialize through [`nested`], which counts the levels
+//! on this thread, so a hostile document nested a million deep is an error, not a stack
+//! overflow, in every serde-based reader (bson, msgpack, postcard, bincode, flexbuffers, ...).
+
+use std::cell::Cell;
+
+use serde::de::{Deserialize, Deserializer, Error};
+
+use crate::MAX_NESTING;
+
+thread_local! {
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One level deeper for as long as it lives.
+struct Level;
+
+impl Level {
+    fn enter() -> Option<Level> {
+        let depth = DEPTH.with(|d| d.get()) + 1;
+        // a status counts one level of the JSON text's MAX_NESTING: every canonical tweet fits
+        (depth <= MAX_NESTING).then(|| {
+            DEPTH.with(|d| d.set(depth));
+            Level
+        })
+    }
+}
+
+impl Drop for Level {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get() - 1));
+    }
+}
+
+/// Deserializes an optional nested value one level deeper, refusing more than
+/// [`MAX_NESTING`] levels.
+pub fn nested<'de, D, T>(deserializer: D) -> Result<Option<Box<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let _level = Level::enter()
+        .ok_or_else(|| D::Error::custom(format!("nested deeper than {MAX_NESTING} levels")))?;
+    Option::<Box<T>>::deserialize(deserializer)
+}
