@@ -217,3 +217,20 @@ def test_the_chapter_has_a_reason_column(published_rows):
     assert rows["every task: fastest Java / fastest C++"][6].startswith(
         "toolchain: cpp: C++11 then, compiler g++ 12.2.0 now; java: Java 8 then,")
     assert rows["org: JSON / Protocol Buffers data size"][6] == "—"  # not measured: none
+
+
+def test_a_lazy_study_read_shows_access_beside_materialize_each_labelled():
+    cells = [made_cell("java", "protobuf", ms=3.0), made_cell("java", "protobuf", depth="access"),
+             made_cell("java", "json", ms=9.0), made_cell("java", "kryo", ms=2.0),
+             made_cell("cpp", "flatbuffers", ms=4.0)]  # no access cell: not shown lazily
+    outcome = COMPARISONS["tweet_read_seq_order"](TWEET_READ, measured_from(cells))
+    assert outcome.measured == (
+        "equal depth (materialize), judged: Java Kryo 2.00 ms, Java Protocol Buffers 3.00 ms, "
+        "C++ FlatBuffers 4.00 ms, Java JSON 9.00 ms. Read lazily, as the study did: Java "
+        "Protocol Buffers access 1.00 ms (materialize 3.00 ms)")
+    # the verdict stays on equal depth: the access cell never swaps in
+    equal_only = COMPARISONS["tweet_read_seq_order"](TWEET_READ, measured_from(
+        [c for c in cells if c.depth == "materialize"]))
+    assert equal_only.verdict == outcome.verdict
+    assert equal_only.measured == ("Java Kryo 2.00 ms, Java Protocol Buffers 3.00 ms, "
+                                   "C++ FlatBuffers 4.00 ms, Java JSON 9.00 ms")

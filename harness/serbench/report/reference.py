@@ -328,15 +328,16 @@ def _own(c: Cell) -> bool:
 
 
 def _times(tm: TaskModel, fig: PublishedFigure, group: Group = _one_group,
-           n: int | None = None) -> dict[str, dict[tuple[str, str], float]]:
+           n: int | None = None, depth: str | None = None
+           ) -> dict[str, dict[tuple[str, str], float]]:
     """Per group, the median time per (language, method) at n (the task model's by default):
-    default variant, steady cells only, one depth (materialize where measured, as the studies
-    decoded); the fastest where several settings match."""
+    default variant, steady cells only, one depth (`depth`, else materialize where measured,
+    as the studies decoded); the fastest where several settings match."""
     by_depth: dict[tuple[str, str], dict] = defaultdict(dict)
     for s in tm.series:
         c = s.cells.get(n or tm.n)
         if s.is_floor or s.key.variant or c is None or not c.measured or c.steady is False \
-                or not _own(c):
+                or not _own(c) or depth not in (None, s.key.depth):
             continue
         if (where := group(fig, c)) is not None:
             times = by_depth[(where, s.key.depth)]
@@ -474,7 +475,9 @@ def method_order(fig: PublishedFigure, m: Measured) -> Outcome | None:
     # the factor: this run's slowest / fastest of the same methods against the study's
     published = max(p for _, p, _ in found) / min(p for _, p, _ in found)
     measured = ours[-1][2] / ours[0][2]
-    return Outcome(", ".join(f"{name} {_duration(t)}" for name, _, t in ours),
+    order = ", ".join(f"{name} {_duration(t)}" for name, _, t in ours)
+    lazy = _lazy_beside(fig, tm)  # there are materialize cells: the order is theirs
+    return Outcome(f"equal depth (materialize), judged: {order}. {lazy}" if lazy else order,
                    "; ".join(filter(None, [f"at n = {tm.n:,} (published at "
                                            f"{TWEET_SCALE[fig.task]})",
                                            _differences(fig, found)])),
@@ -482,6 +485,20 @@ def method_order(fig: PublishedFigure, m: Measured) -> Outcome | None:
                                  len(found))
                    + f"; slowest / fastest {multiple(measured)}, published "
                      f"{multiple(published)}: factor {measured / published:.2f}")
+
+
+def _lazy_beside(fig: PublishedFigure, tm: TaskModel) -> str:
+    """The methods the study read lazily, at depth access as it read them, beside this run's
+    equal-depth (materialize) time the verdict uses; where the run has both."""
+    access = _times(tm, fig, depth="access").get("", {})
+    whole = _times(tm, fig, depth="materialize").get("", {})
+    both = [(name, access[key], whole[key]) for name in fig.values
+            if (m := STUDY_METHODS.get(name)) and m.depth == "access"
+            and (key := (m.language, m.method)) in access and key in whole]
+    if not both:
+        return ""
+    return "Read lazily, as the study did: " + ", ".join(
+        f"{name} access {_duration(a)} (materialize {_duration(b)})" for name, a, b in both)
 
 
 def _steady_spread(tm: TaskModel) -> float | None:
