@@ -129,10 +129,13 @@ def test_spearman_by_hand():
 
 def made_cell(language, method, task="read_seq", model="tweet", depth="materialize", n=1000,
               ms=1.0, steady=True, counters=None, cold_note="", trusting=False):
+    """A measured cell; a sizes cell, as the sizes task records it, has no samples."""
+    timed = task != "sizes"
     return Cell(0, language, task, model, method, depth, "", "default", n, 1, 262144,
                 task != "write", "ok", "", "", "", n, "", n, "", "", counters or {},
-                reps=5, total=Stat(ms * 1e6, ms * 1e6, ms * 1e6), steady=steady,
-                cold_note=cold_note, trusting=trusting)
+                reps=5 if timed else 0, total=Stat(ms * 1e6, ms * 1e6, ms * 1e6) if timed
+                else None, steady=steady if timed else None, cold_note=cold_note,
+                trusting=trusting)
 
 
 def made_run(cores=16):
@@ -196,6 +199,9 @@ def test_gzip_mode_gives_the_other_mode_where_the_run_has_it():
         "gzipping the whole file (the json file's gzip): 60 B (java) per object")
     # no json_gzip cells: nothing compared in the study's mode, no reason
     assert "gzip_mode" not in reason_ids(table_1, cells[1:])
+    # the sizes task's cells (no samples) are the figure's cells: their toolchain is known
+    assert reason_ids(table_1, cells, made_run())["toolchain"] == \
+        "toolchain: java: Java 8 then, java 21.0.5 now"
 
 
 def test_labelled_cells_are_counted_and_a_clean_run_has_no_reason():
@@ -234,3 +240,12 @@ def test_a_lazy_study_read_shows_access_beside_materialize_each_labelled():
     assert equal_only.verdict == outcome.verdict
     assert equal_only.measured == ("Java Kryo 2.00 ms, Java Protocol Buffers 3.00 ms, "
                                    "C++ FlatBuffers 4.00 ms, Java JSON 9.00 ms")
+
+
+def test_a_need_with_a_setting_counts_only_its_cells():
+    dense = next(fig for fig in FIGURES if fig.key == "aggregate_bytebuffer_dense")  # 0.1
+    cells = [made_cell("java", "handcoded", "net_aggregate", "sparse", n=1,
+                       counters={"density": 0.098}, steady=False),  # made at about 0.1
+             made_cell("cpp", "handcoded", "net_aggregate", "sparse", n=1,
+                       counters={"density": 0.01}, steady=False)]
+    assert reason_ids(dense, cells)["unsteady"].startswith("1 of the 1 cells it needs ")

@@ -3,6 +3,7 @@
 one snake_case id; its text is computed, never written per figure."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,13 +31,22 @@ def _matches(pattern: str, language: str, method: str) -> bool:
 
 
 def _has_setting(need: CellNeed, c: Cell) -> bool:
-    settings = {**c.settings, "threads": c.threads}
-    return all(str(settings.get(k)) == v for k, v in
+    """Each key=value the need names is the cell's setting (threads: its threads), or what
+    its dataset made (a counter within 5 %, as the comparisons take a measured density)."""
+    have = {**c.counters, **c.settings, "threads": c.threads}
+    return all(_same(have.get(k), v) for k, v in
                (item.split("=", 1) for item in need.setting.split()))
 
 
+def _same(got, want: str) -> bool:
+    try:
+        return math.isclose(float(got), float(want), rel_tol=0.05)
+    except (TypeError, ValueError):
+        return str(got) == want
+
+
 def figure_cells(fig: PublishedFigure, measured) -> list[Cell]:
-    """The run's measured cells a figure's comparison reads from (its CellNeeds): the
+    """The run's cells with numbers a figure's comparison reads from (its CellNeeds): the
     default variant of each matching method, every depth, n and setting."""
     found = []
     for need in fig.cells:
@@ -46,8 +56,13 @@ def figure_cells(fig: PublishedFigure, measured) -> list[Cell]:
                 continue
             found += [c for s in tm.series if not s.is_floor and not s.key.variant
                       and any(_matches(p, s.key.language, s.key.method) for p in need.methods)
-                      for c in s.cells.values() if c.measured and _has_setting(need, c)]
+                      for c in s.cells.values() if _counted(c) and _has_setting(need, c)]
     return found
+
+
+def _counted(c: Cell) -> bool:
+    """A cell with numbers: timed samples, or a sizes cell's counters (it has no samples)."""
+    return c.measured or (c.task == "sizes" and c.status == "ok")
 
 
 def _study_methods(fig: PublishedFigure):
