@@ -167,6 +167,9 @@ def test_a_lazy_study_read_against_materialized_cells_is_a_reason():
     # only access cells of the lazy methods: the same depth as the study's, no reason
     lazy_only = [made_cell("java", "protobuf", depth="access"), made_cell("java", "json")]
     assert "lazy_read" not in reason_ids(TWEET_READ, lazy_only)
+    # an unsteady materialized read is left out of the comparison, so it is no reason either
+    unsteady = [made_cell("java", "protobuf", steady=False), made_cell("java", "json")]
+    assert "lazy_read" not in reason_ids(TWEET_READ, unsteady)
 
 
 def test_json_text_data_size_toolchain_and_hardware_come_from_the_run():

@@ -72,8 +72,10 @@ def _study_methods(fig: PublishedFigure):
 
 def lazy_read(fig, measured, cells, run) -> Reason | None:
     """The study read some methods lazily; the run compares materialized (equal-depth) reads
-    of them where it has those cells (the comparisons prefer depth materialize)."""
-    read = {(c.language, c.method) for c in cells if c.depth == "materialize"}
+    of them where it has those cells at steady state (the comparisons prefer depth
+    materialize and leave unsteady cells out)."""
+    read = {(c.language, c.method) for c in cells
+            if c.depth == "materialize" and c.steady is not False}
     lazy = [m.name for m in _study_methods(fig)
             if m.depth != "materialize" and (m.language, m.method) in read]
     if not lazy:
