@@ -249,5 +249,35 @@ TEST(InPlace, CommittedFuzzSeedsAreCurrent) {
   EXPECT_EQ(have, want) << "seeds of no golden object; rerun with SERBENCH_BLESS_SEEDS=1";
 }
 
+// The writer field of the index header (PROTOCOL.md 4.2) says who laid the bytes out: a
+// trusting read of another language's file would cast its bytes, so it is refused unread.
+TEST(InPlace, OnlyTheValidatingReadTakesAFileAnotherWriterWrote) {
+  Scratch dir;
+  const std::string base = dir.path("org");
+  InPlaceMethod method;
+  IoTimer timer;
+  Bytes page;
+  const std::vector<Org> objects = golden<Org>();
+  write_file(method, objects, base, 4096, timer);
+  std::string index = read_file(index_path(base));
+  index.replace(96, 4, std::string("rust", 4));
+  write_bytes(index_path(base), index);
+  for (Depth depth : InPlaceMethod::depths) {
+    try {
+      read_objects<Org>(method, {depth, 0}, base, Selection{}, 4096, timer, page);
+      ADD_FAILURE() << "a trusting read took a file the rust driver wrote";
+    } catch (const Failure& f) {
+      EXPECT_EQ(f.kind(), Kind::wrong_file);
+      EXPECT_EQ(f.message(), index_path(base) +
+                                 ": written by 'rust'; inplace's trusting read takes only files "
+                                 "this driver wrote");
+    }
+    const ReadOutcome validated = read_objects<Org>(
+        method, {depth, InPlaceMethod::kValidate}, base, Selection{}, 4096, timer, page);
+    EXPECT_EQ(validated.checksum, expected("org").set);
+    EXPECT_EQ(validated.writer, "rust");
+  }
+}
+
 }  // namespace
 }  // namespace serbench::test

@@ -202,6 +202,93 @@ TEST(FlatBuffers, AMissingRequiredTableIsAnError) {
   }
 }
 
+// A tweet whose quoted and retweeted statuses are one table, `levels` deep: a few hundred
+// bytes that read as 2^levels tweets, all sharing one user and one entities table.
+std::string shared_tweets(int levels) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto user = fb::CreateUser(fbb);
+  const auto entities = fb::CreateEntities(fbb);
+  flatbuffers::Offset<fb::Tweet> child;
+  for (int level = 0; level <= levels; ++level) {
+    fb::TweetBuilder b(fbb);
+    b.add_user(user);
+    b.add_entities(entities);
+    if (level > 0) {
+      b.add_quoted_status(child);
+      b.add_retweeted_status(child);
+    }
+    child = b.Finish();
+  }
+  fbb.Finish(child);
+  return {reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize()};
+}
+
+TEST(FlatBuffers, TablesSharedBetweenFieldsAreRefusedByTheCountOfTables) {
+  FlatBuffers method;
+  const Outcome honest = read<FlatBuffers, Tweet>(method, shared_tweets(0), {Depth::access, 0});
+  EXPECT_EQ(honest.error, "");
+  const std::string bomb = shared_tweets(17);
+  const std::string limit = std::to_string(fbuf::verifier_options(bomb.size()).max_tables);
+  for (const ReadMode& mode : modes<FlatBuffers>()) {
+    const Outcome got = read<FlatBuffers, Tweet>(method, bomb, mode);
+    EXPECT_NE(got.error.find("(at most " + limit + " tables"), std::string::npos) << got.error;
+  }
+}
+
+TEST(FlatBuffers, AStringSharedByManyElementsIsRefusedByTheBytesRead) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto text = fbb.CreateString(std::string(8192, 'x'));
+  const std::vector<flatbuffers::Offset<flatbuffers::String>> same(8192, text);
+  fbb.Finish(fb::CreateArrays(fbb, fbb.CreateVector(same)));
+  const std::string bomb(reinterpret_cast<const char*>(fbb.GetBufferPointer()), fbb.GetSize());
+  FlatBuffers method;
+  for (const ReadMode& mode : modes<FlatBuffers>()) {
+    const Outcome got = read<FlatBuffers, Arrays>(method, bomb, mode);
+    EXPECT_NE(got.error.find("a string of 8192 bytes is more than the"), std::string::npos)
+        << got.error;
+  }
+}
+
+TEST(FlatBuffers, AStringThatIsNotUtf8IsAnError) {
+  Org org;
+  org.name = "lavender";
+  std::string bytes = encoded<FlatBuffers>(org);
+  const std::size_t at = bytes.find("lavender") + 3;
+  bytes[at] = '\xff';
+  FlatBuffers method;
+  for (const ReadMode& mode : modes<FlatBuffers>()) {
+    const Outcome got = read<FlatBuffers, Org>(method, bytes, mode);
+    EXPECT_EQ(got.error, "byte " + std::to_string(at) + ": invalid UTF-8 in a string");
+  }
+}
+
+// `levels` tweets, each the quoted status of the one before, the innermost with one media
+// (its sizes are the deepest tables of a tweet).
+Tweet nested(int levels) {
+  Tweet root;
+  Tweet* last = &root;
+  for (int i = 0; i < levels; ++i) {
+    last->quoted_status = std::make_unique<Tweet>();
+    last = last->quoted_status.get();
+  }
+  last->entities.media.emplace().emplace_back();
+  return root;
+}
+
+TEST(FlatBuffers, TweetsNestAsDeepAsTheNestingLimitAndNoDeeper) {
+  FlatBuffers method;
+  const Tweet deepest = nested(handcoded::kMaxNesting);
+  const Outcome got =
+      read<FlatBuffers, Tweet>(method, encoded<FlatBuffers>(deepest), {Depth::access, 0});
+  EXPECT_EQ(got.hash, object_hash(deepest)) << got.error;
+  const std::string deeper = encoded<FlatBuffers>(nested(handcoded::kMaxNesting + 1));
+  const std::string limit = std::to_string(fbuf::verifier_options(deeper.size()).max_depth);
+  for (const ReadMode& mode : modes<FlatBuffers>()) {
+    const Outcome refused = read<FlatBuffers, Tweet>(method, deeper, mode);
+    EXPECT_NE(refused.error.find("nested " + limit + " deep)"), std::string::npos) << refused.error;
+  }
+}
+
 TEST(Capnp, AnObjectIsTheStandardUnpackedMessage) {
   Org org;
   org.name = "n";

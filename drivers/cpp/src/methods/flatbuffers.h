@@ -10,9 +10,13 @@
 // their default are omitted, except -0.0, which the checksum tells from 0.0.
 //
 // Reading runs the flatbuffers Verifier over the buffer first (how a careful user reads
-// untrusted bytes); only a verified buffer is read. `access` reads every field through the
-// generated accessors; `materialize` converts through the same accessors into native structs
-// (not the object API, which turns absent optional strings and lists into empty ones).
+// untrusted bytes), with limits on tables and depth that the buffer's length sets; only a
+// verified buffer is read. `access` reads every field through the generated accessors;
+// `materialize` converts through the same accessors into native structs (not the object
+// API, which turns absent optional strings and lists into empty ones). Both walks check each
+// string's UTF-8 and count the bytes of strings and lists they read against the buffer's
+// length (the Verifier checks these in O(1) however often they are shared), so reading a
+// buffer is linear in its size.
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -28,7 +32,9 @@
 #include "fb/sparse_generated.h"
 #include "fb/trade_generated.h"
 #include "fb/tweet_generated.h"
+#include "methods/handcoded.h"
 #include "methods/schema.h"
+#include "model/utf8.h"
 
 namespace serbench {
 
@@ -194,14 +200,50 @@ class Writer {
   std::vector<flatbuffers::Offset<void>> offsets_;
 };
 
+// ---- reading a verified buffer ------------------------------------------------------------
+
+// One read of a buffer: its strings and lists, counted. The builder writes every string and
+// list once, so an honest buffer's reads fit in its length; a buffer whose offsets share
+// them (a DAG read as a tree) runs out before the reader does work its size does not pay for.
+class Reading {
+ public:
+  explicit Reading(std::span<const uint8_t> bytes) : base_(bytes.data()), left_(bytes.size()) {}
+
+  std::string_view str(const flatbuffers::String* s) {
+    if (!s) return {};
+    const auto* p = reinterpret_cast<const uint8_t*>(s->c_str());
+    spend(p, s->size(), "a string");
+    if (std::size_t bad = utf8_check(p, s->size()); bad != s->size())
+      decode_error(at(p) + bad, "invalid UTF-8 in a string");
+    return {s->c_str(), s->size()};
+  }
+
+  // A list's elements as stored: numbers, or offsets to strings and tables.
+  template <class V>
+  void list(const V* v) {
+    if (v) spend(v->Data(), v->size() * sizeof(*v->data()), "a list");
+  }
+
+ private:
+  std::size_t at(const uint8_t* p) const { return std::size_t(p - base_); }
+
+  void spend(const uint8_t* p, std::size_t n, const char* what) {
+    if (n > left_) {
+      decode_error(at(p), std::string(what) + " of " + std::to_string(n) +
+                              " bytes is more than the " + std::to_string(left_) +
+                              " left unread of the buffer (offsets shared between fields)");
+    }
+    left_ -= n;
+  }
+
+  const uint8_t* base_;
+  std::size_t left_;
+};
+
 // ---- buffer -> checksum (depth access) -----------------------------------------------------
 
 template <class R>
-void visit_record(const Table<R>& t, Hasher& h);
-
-inline std::string_view view(const flatbuffers::String* s) {
-  return s ? std::string_view(s->c_str(), s->size()) : std::string_view();
-}
+void visit_record(const Table<R>& t, Reading& r, Hasher& h);
 
 // An optional field as its accessor returns it: flatbuffers::Optional for scalars, a pointer
 // (null: absent) for the rest.
@@ -225,7 +267,7 @@ auto value_of(const X& x) {
 // A present value of native type T, as the accessor returns it (null: an empty string or
 // list).
 template <class T, class X>
-void visit_value(const X& x, Hasher& h) {
+void visit_value(const X& x, Reading& r, Hasher& h) {
   constexpr Shape shape = shape_v<T>;
   if constexpr (shape == Shape::boolean) {
     h.word(x ? 1 : 0);
@@ -236,61 +278,63 @@ void visit_value(const X& x, Hasher& h) {
   } else if constexpr (shape == Shape::enumeration) {
     h.integer(int64_t(to_enum<T>(int64_t(x))));
   } else if constexpr (shape == Shape::str) {
-    h.str(view(x));
+    h.str(r.str(x));
   } else if constexpr (shape == Shape::list) {
     using E = element_t<T>;
+    r.list(x);
     const flatbuffers::uoffset_t n = x ? x->size() : 0;
     h.word(n);
     for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
       if constexpr (shape_v<E> == Shape::list) {
-        visit_value<E>(wrapped(*x->Get(i)), h);
+        visit_value<E>(wrapped(*x->Get(i)), r, h);
       } else {
-        visit_value<E>(x->Get(i), h);
+        visit_value<E>(x->Get(i), r, h);
       }
     }
   } else {
-    visit_record<T>(*x, h);
+    visit_record<T>(*x, r, h);
   }
 }
 
 template <class T, class Tbl, class F>
-void visit_field(const Tbl& t, F f, Hasher& h) {
+void visit_field(const Tbl& t, F f, Reading& r, Hasher& h) {
   const auto x = f(Get{}, t);
   if constexpr (shape_v<T> == Shape::optional) {
     const bool has = present(x);
     h.word(has);
-    if (has) visit_value<value_t<T>>(value_of(x), h);
+    if (has) visit_value<value_t<T>>(value_of(x), r, h);
   } else {
     if constexpr (shape_v<T> == Shape::record) {
       if (!x) missing_record<T>();
     }
-    visit_value<T>(x, h);
+    visit_value<T>(x, r, h);
   }
 }
 
 template <class R>
-void visit_record(const Table<R>& t, Hasher& h) {
+void visit_record(const Table<R>& t, Reading& r, Hasher& h) {
   for_each_bound<R, Bound<R>>([&](auto field, auto f, auto) {
-    visit_field<typename decltype(field)::type>(t, f, h);
+    visit_field<typename decltype(field)::type>(t, f, r, h);
   });
 }
 
 // ---- buffer -> native (depth materialize) --------------------------------------------------
 
 template <class R>
-void take_record(const Table<R>& t, R& out);
+void take_record(const Table<R>& t, Reading& r, R& out);
 
 template <class T, class X>
-void take_value(const X& x, T& out) {
+void take_value(const X& x, Reading& r, T& out) {
   constexpr Shape shape = shape_v<T>;
   if constexpr (shape == Shape::enumeration) {
     out = to_enum<T>(int64_t(x));
   } else if constexpr (is_scalar<T>) {
     out = T(x);
   } else if constexpr (shape == Shape::str) {
-    out = view(x);
+    out = r.str(x);
   } else if constexpr (shape == Shape::list) {
     using E = element_t<T>;
+    r.list(x);
     const flatbuffers::uoffset_t n = x ? x->size() : 0;
     if constexpr (is_plain_number<E>) {
       if (x) {
@@ -302,23 +346,23 @@ void take_value(const X& x, T& out) {
       out.resize(n);
       for (flatbuffers::uoffset_t i = 0; i < n; ++i) {
         if constexpr (shape_v<E> == Shape::list) {
-          take_value(wrapped(*x->Get(i)), out[i]);
+          take_value(wrapped(*x->Get(i)), r, out[i]);
         } else {
-          take_value(x->Get(i), out[i]);
+          take_value(x->Get(i), r, out[i]);
         }
       }
     }
   } else {
-    take_record(*x, out);
+    take_record(*x, r, out);
   }
 }
 
 template <class T, class Tbl, class F>
-void take_field(const Tbl& t, F f, T& out) {
+void take_field(const Tbl& t, F f, Reading& r, T& out) {
   const auto x = f(Get{}, t);
   if constexpr (shape_v<T> == Shape::optional) {
     if (present(x)) {
-      take_value(value_of(x), emplace(out));
+      take_value(value_of(x), r, emplace(out));
     } else {
       out = {};
     }
@@ -326,22 +370,43 @@ void take_field(const Tbl& t, F f, T& out) {
     if constexpr (shape_v<T> == Shape::record) {
       if (!x) missing_record<T>();
     }
-    take_value(x, out);
+    take_value(x, r, out);
   }
 }
 
 template <class R>
-void take_record(const Table<R>& t, R& out) {
-  for_each_bound<R, Bound<R>>([&](auto field, auto f, auto) { take_field(t, f, out.*field.member); });
+void take_record(const Table<R>& t, Reading& r, R& out) {
+  for_each_bound<R, Bound<R>>(
+      [&](auto field, auto f, auto) { take_field(t, f, r, out.*field.member); });
+}
+
+// Tables nested inside one tweet below it: Tweet > Entities > Media > Sizes > Size (Place >
+// BoundingBox > Ring > Position is as deep); no other model nests deeper.
+inline constexpr flatbuffers::uoffset_t kTablesInATweet = 4;
+
+// Verifier limits set by the buffer (the defaults allow a million tables whatever its
+// length): an honest buffer has no more tables than 4-byte offsets to them, nested as deep as
+// the tweet's nesting limit allows. The Verifier counts every table at every visit, so one
+// whose offsets share tables is refused; it checks a string or a list of numbers in O(1),
+// and the one list of strings (Arrays') is in a root table, verified once.
+inline flatbuffers::Verifier::Options verifier_options(std::size_t size) {
+  flatbuffers::Verifier::Options options;
+  options.max_depth = 1 + handcoded::kMaxNesting + kTablesInATweet;
+  options.max_tables = flatbuffers::uoffset_t(size / 4);
+  return options;
 }
 
 // The root table of a buffer the Verifier accepts.
 template <class M>
 const Table<M>& verified_root(std::span<const uint8_t> bytes) {
-  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
-  if (!verifier.VerifyBuffer<Table<M>>(nullptr))
+  const flatbuffers::Verifier::Options options = verifier_options(bytes.size());
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size(), options);
+  if (!verifier.VerifyBuffer<Table<M>>(nullptr)) {
     decode_error(0, "the flatbuffers Verifier rejects these " + std::to_string(bytes.size()) +
-                        " bytes as a " + std::string(M::name_of) + " buffer");
+                        " bytes as a " + std::string(M::name_of) + " buffer (at most " +
+                        std::to_string(options.max_tables) + " tables, nested " +
+                        std::to_string(options.max_depth) + " deep)");
+  }
   return *flatbuffers::GetRoot<Table<M>>(bytes.data());
 }
 
@@ -365,14 +430,16 @@ struct FlatBuffers {
   template <class M>
   M decode(std::span<const uint8_t> bytes) {
     M value;
-    fbuf::take_record(fbuf::verified_root<M>(bytes), value);
+    fbuf::Reading r(bytes);
+    fbuf::take_record(fbuf::verified_root<M>(bytes), r, value);
     return value;
   }
 
   template <class M>
   void fold(std::span<const uint8_t> bytes, const ReadMode& mode, Hasher& h) {
     if (mode.depth == Depth::access) {
-      fbuf::visit_record<M>(fbuf::verified_root<M>(bytes), h);
+      fbuf::Reading r(bytes);
+      fbuf::visit_record<M>(fbuf::verified_root<M>(bytes), r, h);
     } else if (mode.depth == Depth::materialize) {
       serbench::fold(h, decode<M>(bytes));
     } else {

@@ -139,9 +139,18 @@ struct ReadOutcome {
 // A DecodeError placed: file, page, object and offset.
 [[noreturn]] void located(const PageReader& reader, uint64_t n, const DecodeError& e);
 
+// Whether a read at `mode` trusts its bytes: the default variant of a method that lists
+// `validate` (PROTOCOL.md 3).
+template <class Meth>
+constexpr bool trusts_its_bytes(const ReadMode& mode) {
+  return mode.variant == 0 && std::ranges::find(Meth::variants, std::string_view("validate")) !=
+                                  Meth::variants.end();
+}
+
 // Opens the paged file at `base`, checks its index, and folds the set checksum of the
 // selected objects at the mode's depth, reading each page into `page` only when the page
-// changes.
+// changes. A read that trusts its bytes takes only files this driver wrote: another
+// language's layout read by a cast is undefined behaviour, not an error.
 template <class M, class Meth>
 ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& base,
                          const Selection& selection, std::optional<uint32_t> page_size,
@@ -149,6 +158,11 @@ ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& 
   Expect expect{model_name<M>(), std::nullopt, page_size};
   if (Meth::writes) expect.method = Meth::id;
   PageReader reader(base, expect, timer, page);
+  if (trusts_its_bytes<Meth>(mode) && reader.header().writer != kWriter) {
+    throw Failure(Kind::wrong_file, index_path(base) + ": written by '" + reader.header().writer +
+                                        "'; " + std::string(Meth::id) +
+                                        "'s trusting read takes only files this driver wrote");
+  }
   const uint64_t count = reader.count();
   ReadOutcome out;
   uint64_t current = 0;
