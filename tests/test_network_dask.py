@@ -302,7 +302,10 @@ def test_a_nodes_lease_ends_it_when_its_worker_or_its_harness_is_gone():
                               stderr=subprocess.PIPE, start_new_session=True)
     orphan.stdin.write(b".")
     orphan.stdin.flush()
-    time.sleep(0.3)
+    # the lease's Python and its node both up (a loaded machine takes a while to start them)
+    deadline = time.monotonic() + 10
+    while len(_group_alive(orphan.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert orphan.poll() is None and len(_group_alive(orphan.pid)) == 2
     began = time.monotonic()
     orphan.stdin.close()

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..paths import REPO
+from .namespaces import receive_rate
 from .placement import NodeProcess, Placement, PlacementError, start_listening
 
 SHIP_CHUNK = 8 << 20  # bytes per Client.run when a file is copied to or from a worker
@@ -256,17 +257,9 @@ def worker_sink(token: str, dask_worker=None) -> int:
             conn, _ = server.accept()
             with conn:
                 conn.settimeout(CALL_TIMEOUT_S)
-                buf = bytearray(1 << 20)
-                got, start, start_got = 0, None, 0
-                while True:
-                    n = conn.recv_into(buf)
-                    if not n:
-                        break
-                    got += n
-                    if start is None and got >= PROBE_WARM_BYTES:
-                        start, start_got = time.perf_counter(), got
-                if start is not None and got > start_got:
-                    result["bits"] = (got - start_got) * 8 / (time.perf_counter() - start)
+                bits = receive_rate(conn, PROBE_WARM_BYTES)
+                if bits is not None:
+                    result["bits"] = bits
         except OSError as exc:
             result["error"] = str(exc)
         finally:

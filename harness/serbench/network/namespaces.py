@@ -176,23 +176,34 @@ with socket.create_connection((host, port)) as s:
 
 
 def _sink(server: socket.socket, total: int, out: dict) -> None:
-    """Receives `total` bytes; the rate is taken after the first 4 MiB (the bucket's burst
-    and the connection's start), over the rest."""
+    """Receives `total` bytes; the rate is taken after the first 4 MiB."""
     server.settimeout(30)
     conn, _ = server.accept()
     with conn:
         conn.settimeout(30)
-        buf = bytearray(1 << 20)
-        got, start, start_at = 0, None, 4 << 20
-        while got < total:
-            n = conn.recv_into(buf)
-            if not n:
-                return
-            got += n
-            if start is None and got >= start_at:
-                start, start_got = time.perf_counter(), got
-        if start is not None and got > start_got:
-            out["bits"] = (got - start_got) * 8 / (time.perf_counter() - start)
+        bits = receive_rate(conn, 4 << 20, total)
+        if bits is not None:
+            out["bits"] = bits
+
+
+def receive_rate(conn: socket.socket, warm_bytes: int, total: int | None = None) -> float | None:
+    """Bits per second `conn` delivers after its first `warm_bytes` (a token bucket's burst
+    and the connection's start), until `total` bytes or, without one, the sender's close;
+    None when nothing came after the warm-up or the sender closed before `total`."""
+    buf = bytearray(1 << 20)
+    got, start, start_got = 0, None, 0
+    while total is None or got < total:
+        n = conn.recv_into(buf)
+        if not n:
+            if total is not None:
+                return None
+            break
+        got += n
+        if start is None and got >= warm_bytes:
+            start, start_got = time.perf_counter(), got
+    if start is None or got <= start_got:
+        return None
+    return (got - start_got) * 8 / (time.perf_counter() - start)
 
 
 def free_subnet() -> int:
