@@ -244,10 +244,20 @@ impl<R: BufRead, M: DeserializeOwned> Iterator for JsonLines<R, M> {
 
 /// Loads a whole JSON Lines file, stopping at the first bad line.
 pub fn read_json_lines<M: DeserializeOwned>(path: &Path) -> Result<Vec<M>, ReadError> {
+    open_json_lines(path)?.collect()
+}
+
+/// The values of a JSON Lines file, read one at a time.
+pub fn open_json_lines<M: DeserializeOwned>(
+    path: &Path,
+) -> Result<JsonLines<BufReader<File>, M>, ReadError> {
     let file = path.display().to_string();
     let handle = File::open(path).map_err(|error| ReadError::Io {
         file: file.clone(),
         error,
     })?;
-    JsonLines::new(BufReader::with_capacity(1 << 20, handle), file).collect()
+    Ok(JsonLines::new(
+        BufReader::with_capacity(1 << 20, handle),
+        file,
+    ))
 }

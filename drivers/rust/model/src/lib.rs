@@ -22,8 +22,8 @@ mod tweet;
 
 pub use checksum::{hex64, object_hash, sequence_checksum, Checksum, Hasher, SetChecksum};
 pub use jsonl::{
-    from_json, nesting, read_json_lines, try_from_json, write_json_line, DataError, JsonLines,
-    LineError, ReadError, MAX_NESTING,
+    from_json, nesting, open_json_lines, read_json_lines, try_from_json, write_json_line,
+    DataError, JsonLines, LineError, ReadError, MAX_NESTING,
 };
 pub use order::TotalOrder;
 pub use registry::{ModelId, ModelType, UnknownModel};

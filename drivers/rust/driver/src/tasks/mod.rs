@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serbench_model::{
-    hex64, read_json_lines, Hasher, JsonLines, ModelType, ReadError, SetChecksum,
+    hex64, open_json_lines, read_json_lines, Hasher, ModelType, ReadError, SetChecksum,
 };
 use serde_json::{json, Map, Value};
 
@@ -272,14 +272,7 @@ pub fn each_object<M: ModelType>(
     path: &Path,
     mut f: impl FnMut(M) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    let file = std::fs::File::open(path).map_err(|error| {
-        read_failure(ReadError::Io {
-            file: path.display().to_string(),
-            error,
-        })
-    })?;
-    let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    for object in JsonLines::new(reader, path.display().to_string()) {
+    for object in open_json_lines(path).map_err(read_failure)? {
         f(object.map_err(read_failure)?)?;
     }
     Ok(())
