@@ -101,6 +101,7 @@ def ingest_tweets(source: Path, out_tmp: Path) -> IngestStats:
 
 
 TOO_DEEP = f"canonical objects nest at most {MAX_NESTING} levels (PROTOCOL.md 2.1)"
+UNPARSABLY_DEEP = f"nested too deeply to parse; {TOO_DEEP}"
 
 
 # -- reading the input --------------------------------------------------------------------
@@ -143,7 +144,7 @@ def _lines(source: Path) -> Iterator[tuple[str, object]]:
             except ValueError as e:
                 raise IngestError(source, where, "", f"not JSON: {e}") from None
             except RecursionError:
-                raise IngestError(source, where, "", f"nested too deeply to parse; {TOO_DEEP}") from None
+                raise IngestError(source, where, "", UNPARSABLY_DEEP) from None
             yield where, status
 
 
@@ -154,7 +155,7 @@ def _document(source: Path) -> Iterator[tuple[str, object]]:
         raise IngestError(source, "document", "",
                           f"neither one status per line nor one JSON document: {e}") from None
     except RecursionError:
-        raise IngestError(source, "document", "", f"nested too deeply to parse; {TOO_DEEP}") from None
+        raise IngestError(source, "document", "", UNPARSABLY_DEEP) from None
     if isinstance(document, dict) and isinstance(document.get("statuses"), list):
         statuses, name = document["statuses"], "statuses"
     elif isinstance(document, list):
