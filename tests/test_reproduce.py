@@ -3,6 +3,7 @@ estimate is computed from the plan, and the quick plan runs from data to report 
 fake driver, every figure in the report with a verdict or the reason it has none."""
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -233,4 +234,16 @@ def test_the_estimate_alone_runs_nothing(home):
     assert result.exit_code == 0, result.output
     assert "plan reproduce," in result.output and "expected: " in result.output
     assert "data repro_tpch: serbench data tpch --sf 1" in result.output
+    assert not (home / "results.duckdb").exists()
+
+
+def test_a_run_too_large_for_the_disk_is_refused_but_estimated(home, monkeypatch):
+    tiny = shutil.disk_usage(home.parent)._replace(free=10**6)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: tiny)
+    estimate_only = CliRunner().invoke(cli, ["reproduce", "--estimate"])
+    assert estimate_only.exit_code == 0, estimate_only.output
+    assert "warning: the run needs about" in estimate_only.output
+    assert "1 MB is free under" in estimate_only.output
+    run = CliRunner().invoke(cli, ["reproduce", "--quick"])
+    assert run.exit_code == 1 and "1 MB is free under" in run.output
     assert not (home / "results.duckdb").exists()
