@@ -13,7 +13,7 @@ use serbench_model::{object_hash, Entry, ModelId, ModelType, SetChecksum, Sparse
 use serde_json::json;
 
 use super::node::Node;
-use super::pages::{for_each_object, net_page_bytes, Packer, DEFAULT_NET_PAGE};
+use super::pages::{for_each_object, net_page_bytes, Packer, Streamed, DEFAULT_NET_PAGE};
 use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
@@ -111,17 +111,25 @@ fn receive<M: ModelType, C: Codec<M>>(
     let mut payload = Payload::default();
     let mut codec = C::default();
     let mut vectors = Vec::with_capacity(1);
-    let mut frames = 0;
+    let mut arrived = Streamed::default();
     loop {
         match link.recv(&mut payload, timer)? {
             FrameKind::Pages => {
-                for_each_object(&payload, page_size, &link.peer, frames, |_, bytes| {
-                    vectors.push(to_sparse(codec.decode(bytes).map_err(|e| e.to_string())?));
-                    Ok(())
-                })?;
-                frames += 1;
+                arrived.add(for_each_object(
+                    &payload,
+                    page_size,
+                    &link.peer,
+                    arrived.frames,
+                    |_, bytes| {
+                        vectors.push(to_sparse(codec.decode(bytes).map_err(|e| e.to_string())?));
+                        Ok(())
+                    },
+                )?);
             }
-            FrameKind::End => break,
+            FrameKind::End => {
+                arrived.check_end(&payload, page_size, &link.peer)?;
+                break;
+            }
             other => {
                 return Err(peer_failure(
                     &link.peer,
@@ -187,13 +195,9 @@ impl<M: ModelType, C: Codec<M>> Role for TreeSum<M, C> {
                     parent,
                     timer,
                 )?;
-                let sent = packer.finish(parent, timer)?;
-                parent.send_json(
-                    FrameKind::End,
-                    &json!({"objects": sent.objects, "bytes": sent.bytes,
-                    "frames": sent.frames, "page_size": self.page_size}),
-                    timer,
-                )?;
+                packer
+                    .finish(parent, timer)?
+                    .end(self.page_size, parent, timer)?;
             }
             None => {
                 let base = self.output.as_ref().expect("checked in check_links");

@@ -156,20 +156,12 @@ impl<M: ModelType, C: Codec<M>> Role for Server<M, C> {
         let link = &mut links.accepted[0];
         link.recv_json(FrameKind::Request, timer)?;
         let streamed = self.stream(link, timer)?;
-        link.send_json(
-            FrameKind::End,
-            &end_summary(&streamed, self.page_size),
-            timer,
-        )?;
+        streamed.end(self.page_size, link, timer)?;
         Ok(Outcome {
             objects: streamed.objects,
             ..Outcome::default()
         })
     }
-}
-
-fn end_summary(s: &Streamed, page_size: u32) -> Value {
-    json!({"objects": s.objects, "bytes": s.bytes, "frames": s.frames, "page_size": page_size})
 }
 
 struct Client<M, C> {
@@ -249,21 +241,9 @@ impl<M: ModelType, C: Codec<M>> Client<M, C> {
                 }
             }
         }
-        let end = super::wire::json_object(payload).map_err(|e| peer_failure(&link.peer, e))?;
-        let claimed = (
-            end.get("objects").and_then(Value::as_u64),
-            end.get("bytes").and_then(Value::as_u64),
-        );
-        let got = &receiver.streamed;
-        if claimed != (Some(got.objects), Some(got.bytes)) {
-            return Err(peer_failure(
-                &link.peer,
-                format!(
-                    "the stream ended claiming {claimed:?} objects and bytes; {} and {} arrived",
-                    got.objects, got.bytes
-                ),
-            ));
-        }
+        receiver
+            .streamed
+            .check_end(payload, self.page_size, &link.peer)?;
         let checksum = receiver.checksum;
         let streamed = receiver.finish(&self.model, &self.method, WRITER)?;
         Ok(Fetched {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serbench_model::SetChecksum;
 
-use super::wire::{FrameKind, Link, MAX_FRAME};
+use super::wire::{peer_failure, FrameKind, Link, MAX_FRAME};
 use crate::paged::index::{EntriesHash, Header, ENTRY_BYTES};
 use crate::paged::{data_path, index_path, Entry, PageReader};
 use crate::protocol::{Failure, Kind};
@@ -45,6 +45,44 @@ pub struct Streamed {
     pub objects: u64,
     pub bytes: u64,
     pub frames: u64,
+}
+
+impl Streamed {
+    /// Counts one checked pages frame: its object count and storage page bytes.
+    pub fn add(&mut self, (count, pages): (usize, &[u8])) {
+        self.objects += count as u64;
+        self.bytes += pages.len() as u64;
+        self.frames += 1;
+    }
+
+    /// Sends the end frame closing this stream (PROTOCOL.md 10.3).
+    pub fn end(&self, page_size: u32, link: &mut Link, timer: &IoTimer) -> Result<(), Failure> {
+        let summary = serde_json::json!({"objects": self.objects, "bytes": self.bytes,
+            "frames": self.frames, "page_size": page_size});
+        link.send_json(FrameKind::End, &summary, timer)
+    }
+
+    /// Compares an end frame's claims with what arrived; a difference names the peer.
+    pub fn check_end(&self, end: &[u8], page_size: u32, peer: &str) -> Result<(), Failure> {
+        let end = super::wire::json_object(end).map_err(|e| peer_failure(peer, e))?;
+        let arrived = [
+            ("objects", self.objects),
+            ("bytes", self.bytes),
+            ("frames", self.frames),
+            ("page_size", page_size as u64),
+        ];
+        for (key, got) in arrived {
+            let claimed = end.get(key);
+            if claimed.and_then(serde_json::Value::as_u64) != Some(got) {
+                let claimed = claimed.map_or("nothing".into(), ToString::to_string);
+                return Err(peer_failure(
+                    peer,
+                    format!("the stream ended claiming {key} {claimed}, {got} arrived"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Packs encoded objects into network pages and sends each when the next object would not
@@ -359,9 +397,7 @@ impl<'t> Receiver<'t> {
         self.pages += pages.len().div_ceil(p) as u64;
         self.bytes += pages.len() as u64;
         self.partial = !pages.len().is_multiple_of(p);
-        self.streamed.objects += count as u64;
-        self.streamed.bytes += pages.len() as u64;
-        self.streamed.frames += 1;
+        self.streamed.add((count, pages));
         Ok(())
     }
 
@@ -449,6 +485,7 @@ mod tests {
                 })
                 .unwrap();
         }
+        receiver.streamed.check_end(&payload, P, "sender").unwrap();
         let checksum = receiver.checksum;
         (
             receiver.finish("arrays", "handcoded", "rust").unwrap(),
@@ -497,8 +534,7 @@ mod tests {
                 .unwrap();
         }
         let sent = packer.finish(&mut tx, &timer).unwrap();
-        tx.send_json(FrameKind::End, &serde_json::json!({}), &timer)
-            .unwrap();
+        sent.end(P, &mut tx, &timer).unwrap();
         let (got, decoded) = receiving.join().unwrap();
         let expected: SetChecksum = objects.iter().map(object_hash).collect();
         assert_eq!(got, sent);
@@ -537,14 +573,49 @@ mod tests {
             &timer,
         )
         .unwrap();
-        tx.send_json(FrameKind::End, &serde_json::json!({}), &timer)
-            .unwrap();
+        sent.end(P, &mut tx, &timer).unwrap();
         let (got, decoded) = receiving.join().unwrap();
         let expected: SetChecksum = objects[2..11].iter().map(object_hash).collect();
         assert_eq!((got, sent.objects), (sent, n));
         assert!(sent.frames >= 3, "{sent:?}");
         assert_eq!(decoded, expected);
         assert_eq!(read_back(&base), expected);
+    }
+
+    #[test]
+    fn an_end_frame_claiming_other_counts_is_refused_naming_the_peer() {
+        let arrived = Streamed {
+            objects: 3,
+            bytes: 2 * P as u64,
+            frames: 2,
+        };
+        let end = |frames: u64| {
+            format!(
+                r#"{{"objects": 3, "bytes": {}, "frames": {frames}, "page_size": {P}}}"#,
+                2 * P
+            )
+        };
+        arrived.check_end(end(2).as_bytes(), P, "peer-a").unwrap();
+        let lost_frame = arrived
+            .check_end(end(3).as_bytes(), P, "peer-a")
+            .unwrap_err();
+        assert!(lost_frame.message.contains("peer-a"), "{lost_frame:?}");
+        assert!(
+            lost_frame.message.contains("claiming frames 3, 2 arrived"),
+            "{lost_frame:?}"
+        );
+        let other_pages = arrived
+            .check_end(end(2).as_bytes(), 2 * P, "peer-a")
+            .unwrap_err();
+        assert!(
+            other_pages.message.contains("claiming page_size"),
+            "{other_pages:?}"
+        );
+        let empty = arrived.check_end(b"{}", P, "peer-a").unwrap_err();
+        assert!(
+            empty.message.contains("claiming objects nothing"),
+            "{empty:?}"
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use serbench_model::{hex64, object_hash, Hasher, ModelType, SetChecksum};
 use serde_json::json;
 
 use super::node::Node;
-use super::pages::{for_each_object, net_page_bytes, Packer, DEFAULT_NET_PAGE};
+use super::pages::{for_each_object, net_page_bytes, Packer, Streamed, DEFAULT_NET_PAGE};
 use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
@@ -90,7 +90,7 @@ impl<M: ModelType, C: Codec<M>> TreeSort<M, C> {
 struct Incoming<'l, M> {
     link: &'l mut Link,
     payload: Payload,
-    frames: u64,
+    arrived: Streamed,
     ready: VecDeque<M>,
     ended: bool,
 }
@@ -107,19 +107,22 @@ impl<M: ModelType> Incoming<'_, M> {
             match self.link.recv(&mut self.payload, timer)? {
                 FrameKind::Pages => {
                     let ready = &mut self.ready;
-                    for_each_object(
+                    self.arrived.add(for_each_object(
                         &self.payload,
                         page_size,
                         &self.link.peer,
-                        self.frames,
+                        self.arrived.frames,
                         |_, bytes| {
                             ready.push_back(codec.decode(bytes).map_err(|e| e.to_string())?);
                             Ok(())
                         },
-                    )?;
-                    self.frames += 1;
+                    )?);
                 }
-                FrameKind::End => self.ended = true,
+                FrameKind::End => {
+                    self.arrived
+                        .check_end(&self.payload, page_size, &self.link.peer)?;
+                    self.ended = true;
+                }
                 other => {
                     return Err(peer_failure(
                         &self.link.peer,
@@ -154,7 +157,7 @@ impl<M: ModelType, C: Codec<M>> Role for TreeSort<M, C> {
             .map(|link| Incoming {
                 link,
                 payload: Payload::default(),
-                frames: 0,
+                arrived: Streamed::default(),
                 ready: VecDeque::new(),
                 ended: false,
             })
@@ -219,13 +222,9 @@ impl<M: ModelType, C: Codec<M>> Role for TreeSort<M, C> {
         }
         match sink {
             Sink::Parent(parent, mut packer) => {
-                let sent = packer.finish(parent, timer)?;
-                parent.send_json(
-                    FrameKind::End,
-                    &json!({"objects": sent.objects, "bytes": sent.bytes,
-                    "frames": sent.frames, "page_size": page_size}),
-                    timer,
-                )?;
+                packer
+                    .finish(parent, timer)?
+                    .end(page_size, parent, timer)?;
             }
             Sink::File(writer) => {
                 writer.finish(M::ID.name(), C::ID, WRITER)?;
