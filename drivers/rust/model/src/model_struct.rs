@@ -44,13 +44,27 @@ pub const fn key(ident: &'static str) -> &'static str {
 /// ```text
 /// model_struct! {
 ///     /// docs
-///     pub struct Name key(field, ...) {   // key(...) only for model roots
+///     pub struct Name key(field, ...) recursive {   // key(...) only for model roots,
+///                                                    // recursive for a struct that nests itself
 ///         #[serde attributes] pub field: Type,
 ///     }
 /// }
 /// ```
 macro_rules! model_struct {
     (
+        $(#[$meta:meta])*
+        pub struct $name:ident $(key($($key:ident),+))? recursive { $($fields:tt)* }
+    ) => {
+        model_struct!(@[recursive] $(#[$meta])* pub struct $name $(key($($key),+))? { $($fields)* });
+    };
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident $(key($($key:ident),+))? { $($fields:tt)* }
+    ) => {
+        model_struct!(@[] $(#[$meta])* pub struct $name $(key($($key),+))? { $($fields)* });
+    };
+    (
+        @[$($recursive:ident)?]
         $(#[$meta:meta])*
         pub struct $name:ident $(key($($key:ident),+))? {
             $( $(#[$field_meta:meta])* pub $field:ident : $ty:ty, )*
@@ -60,13 +74,25 @@ macro_rules! model_struct {
         #[derive(::rkyv::Archive, ::rkyv::Serialize, ::rkyv::Deserialize)]
         $(#[$meta])*
         #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
-        #[derive(::bincode2::Encode, ::bincode2::Decode)] #[bincode(crate = "::bincode2")]
+        #[derive(::bincode2::Encode)] #[bincode(crate = "::bincode2")]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*
         }
 
         impl $crate::model_struct::Omittable for $name {}
+
+        // bincode 2's derive, plus a bound on the levels of a recursive struct
+        impl<__Context> ::bincode2::Decode<__Context> for $name {
+            fn decode<__D: ::bincode2::de::Decoder<Context = __Context>>(
+                decoder: &mut __D,
+            ) -> Result<Self, ::bincode2::error::DecodeError> {
+                let _level = model_struct!(@level $($recursive)?);
+                Ok(Self { $( $field: ::bincode2::Decode::decode(decoder)?, )* })
+            }
+        }
+
+        ::bincode2::impl_borrow_decode!($name);
 
         impl ::serde::Serialize for $name {
             fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -103,4 +129,6 @@ macro_rules! model_struct {
             }
         }
     };
+    (@level) => { () };
+    (@level recursive) => { $crate::nesting::Level::decoding()? };
 }

@@ -2,6 +2,7 @@
 //! its quoted and retweeted statuses deserialize through [`nested`], which counts the levels
 //! on this thread, so a hostile document nested a million deep is an error, not a stack
 //! overflow, in every serde-based reader (bson, msgpack, postcard, bincode, flexbuffers, ...).
+//! bincode 2's `Decode` of a `recursive` model struct counts its levels with [`Level::decoding`].
 
 use std::cell::Cell;
 
@@ -14,9 +15,15 @@ thread_local! {
 }
 
 /// One level deeper for as long as it lives.
-struct Level;
+pub(crate) struct Level;
 
 impl Level {
+    /// One more status of a tweet bincode 2 decodes, the root included.
+    #[inline]
+    pub(crate) fn decoding() -> Result<Level, bincode2::error::DecodeError> {
+        Level::enter().ok_or_else(|| bincode2::error::DecodeError::OtherString(too_deep()))
+    }
+
     fn enter() -> Option<Level> {
         let depth = DEPTH.with(|d| d.get()) + 1;
         // a status counts one level of the JSON text's MAX_NESTING: every canonical tweet fits
@@ -40,7 +47,11 @@ where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    let _level = Level::enter()
-        .ok_or_else(|| D::Error::custom(format!("nested deeper than {MAX_NESTING} levels")))?;
+    let _level = Level::enter().ok_or_else(|| D::Error::custom(too_deep()))?;
     Option::<Box<T>>::deserialize(deserializer)
+}
+
+#[cold]
+fn too_deep() -> String {
+    format!("nested deeper than {MAX_NESTING} levels")
 }

@@ -12,7 +12,7 @@ model_struct! {
         __C: ::rkyv::validation::ArchiveContext,
         __C::Error: ::rkyv::rancor::Source,
     )))]
-    pub struct Tweet key(id) {
+    pub struct Tweet key(id) recursive {
         pub created_at: String,
         pub id: i64,
         pub id_str: String,

@@ -43,8 +43,7 @@ impl<M: ModelType + bincode2::Encode + bincode2::Decode<()>> Codec<M> for Bincod
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        let (value, read) = bincode2::decode_from_slice(bytes, CONFIG)
-            .map_err(|e| DecodeError::new(0, format!("bincode 2: {e}")))?;
+        let (value, read) = bincode2::decode_from_slice(bytes, CONFIG).map_err(error)?;
         if read != bytes.len() {
             return Err(DecodeError::new(read, "bytes after the object"));
         }
@@ -56,6 +55,82 @@ impl<M: ModelType + bincode2::Encode + bincode2::Decode<()>> Codec<M> for Bincod
         match depth {
             Depth::Materialize => fold_decoded::<M, _>(self, bytes, h),
             other => Err(DecodeError::depth(Self::ID, other)),
+        }
+    }
+}
+
+/// bincode 2 shows its errors as their Debug form; the model's own (nesting) are plain text.
+#[cold]
+fn error(e: bincode2::error::DecodeError) -> DecodeError {
+    match e {
+        bincode2::error::DecodeError::OtherString(message) => {
+            DecodeError::new(0, format!("bincode 2: {message}"))
+        }
+        e => DecodeError::new(0, format!("bincode 2: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod deep_tests {
+    use super::*;
+    use serbench_model::{Tweet, TweetKind};
+
+    fn encoded(tweet: &Tweet) -> Vec<u8> {
+        let mut out = Vec::new();
+        Codec::<Tweet>::encode(&mut Bincode2, tweet, &mut out);
+        out
+    }
+
+    /// A golden plain tweet retweeting itself `levels` deep, spliced from the bytes of one
+    /// plain tweet (encoding so deep a tweet would overflow the stack itself): the plain tweet
+    /// is `head, None, tail` and a retweet of it `head, Some, plain, tail`.
+    fn nested_retweets(levels: usize) -> Vec<u8> {
+        let tweets: Vec<Tweet> =
+            crate::tasks::load_objects(&crate::test_support::vectors().join("tweet.jsonl"))
+                .unwrap();
+        let plain = tweets
+            .into_iter()
+            .find(|t| t.kind() == TweetKind::Plain)
+            .unwrap();
+        let retweet = Tweet {
+            retweeted_status: Some(Box::new(plain.clone())),
+            ..plain.clone()
+        };
+        let (plain, retweet) = (encoded(&plain), encoded(&retweet));
+        let split = plain
+            .iter()
+            .zip(&retweet)
+            .position(|(a, b)| a != b)
+            .unwrap();
+        assert_eq!((plain[split], retweet[split]), (0, 1));
+        let (head, tail) = (&retweet[..=split], &plain[split + 1..]);
+        let mut out = head.repeat(levels);
+        out.extend_from_slice(&plain);
+        out.extend(tail.repeat(levels));
+        out
+    }
+
+    fn decode_on_small_stack(bytes: Vec<u8>) -> Result<Tweet, DecodeError> {
+        // unoptimized frames are large: the 64 levels allowed need more than a test thread's
+        // stack; the 100,000 asked for would need gigabytes
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || Codec::<Tweet>::decode(&mut Bincode2, &bytes))
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn deep_retweets_are_refused_not_a_stack_overflow() {
+        // the root and 63 retweets are 64 statuses
+        let deep = decode_on_small_stack(nested_retweets(63)).unwrap();
+        assert_eq!(deep.kind(), TweetKind::Retweet);
+        for levels in [64, 100_000] {
+            let message = decode_on_small_stack(nested_retweets(levels))
+                .unwrap_err()
+                .message;
+            assert_eq!(message, "bincode 2: nested deeper than 64 levels");
         }
     }
 }

@@ -8,16 +8,21 @@
 //!   [`trusting`](Method::trusting) and the reader refuses any file this driver did not
 //!   write; only a minimum length and the alignment are checked.
 //! - `validate` checks the whole buffer with bytecheck (every relative pointer, length, bool,
-//!   enum tag and string's UTF-8) before it is read, and turns what is wrong into a
-//!   [`DecodeError`].
+//!   enum tag and string's UTF-8, and how deep pointers nest) before it is read, and turns
+//!   what is wrong into a [`DecodeError`].
 //!
 //! Objects are 8-aligned within their page (every archived model type needs at most 8), so
 //! the archived values are used where the page buffer holds them.
 
+use std::alloc::Layout;
+use std::ops::Range;
+
+use ::rkyv::bytecheck::CheckBytes;
 use ::rkyv::rancor;
 use ::rkyv::rend::{f64_le, i16_le, i32_le, i64_le};
 use ::rkyv::ser::allocator::Arena;
 use ::rkyv::string::ArchivedString;
+use ::rkyv::validation::{archive::ArchiveValidator, ArchiveContext};
 use ::rkyv::vec::ArchivedVec;
 use ::rkyv::{boxed::ArchivedBox, option::ArchivedOption, Archived};
 use serbench_model::archived::*;
@@ -65,10 +70,7 @@ impl Rkyv {
     #[inline(always)]
     fn root<'a, A>(&self, bytes: &'a [u8]) -> Result<&'a A, DecodeError>
     where
-        A: ::rkyv::Portable
-            + for<'v> ::rkyv::bytecheck::CheckBytes<
-                ::rkyv::api::high::HighValidator<'v, rancor::Error>,
-            >,
+        A: ::rkyv::Portable + for<'v> CheckBytes<CheckContext<'v>>,
     {
         if self.validate {
             return validated(bytes);
@@ -98,15 +100,84 @@ fn unfit_root(bytes: &[u8], need: usize) -> DecodeError {
     }
 }
 
+/// How deep pointers may nest in a validated archive: the root, one level per box (a status)
+/// or vector (an array), one for an out-of-line string. A string is no JSON level, so every
+/// canonical object fits in one level more than the JSON text's [`MAX_NESTING`]; a recursive
+/// archive nested deeper, which would overflow the stack of the checks, the fold and the
+/// deserializer, is refused level by level as bytecheck descends.
+///
+/// [`MAX_NESTING`]: serbench_model::MAX_NESTING
+const MAX_POINTER_DEPTH: usize = serbench_model::MAX_NESTING + 1;
+
+/// What bytecheck checks a validated archive with: rkyv's validator, bounding how deep
+/// pointers nest. It remembers that it refused a level, as a release build's `rancor::Error`
+/// carries no message (rkyv's own `with_max_depth` could not say why it failed).
+struct Checker<'a> {
+    archive: ArchiveValidator<'a>,
+    depth: usize,
+    too_deep: bool,
+}
+
+type CheckContext<'a> = rancor::Strategy<Checker<'a>, rancor::Error>;
+
+#[derive(Debug)]
+struct TooDeep;
+
+impl std::fmt::Display for TooDeep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "pointers nested deeper than {MAX_POINTER_DEPTH} levels")
+    }
+}
+
+impl std::error::Error for TooDeep {}
+
+// SAFETY: the subtree ranges are rkyv's validator's, pushed and popped as bytecheck asks;
+// a refused push changes none of them.
+unsafe impl<E: rancor::Source> ArchiveContext<E> for Checker<'_> {
+    fn check_subtree_ptr(&mut self, ptr: *const u8, layout: &Layout) -> Result<(), E> {
+        self.archive.check_subtree_ptr(ptr, layout)
+    }
+
+    unsafe fn push_subtree_range(
+        &mut self,
+        root: *const u8,
+        end: *const u8,
+    ) -> Result<Range<usize>, E> {
+        if self.depth == MAX_POINTER_DEPTH {
+            self.too_deep = true;
+            return Err(E::new(TooDeep));
+        }
+        self.depth += 1;
+        // SAFETY: as the caller's contract for this call
+        unsafe { self.archive.push_subtree_range(root, end) }
+    }
+
+    unsafe fn pop_subtree_range(&mut self, range: Range<usize>) -> Result<(), E> {
+        self.depth -= 1;
+        // SAFETY: as the caller's contract for this call
+        unsafe { self.archive.pop_subtree_range(range) }
+    }
+}
+
 /// The archived root of `bytes` after bytecheck has checked the whole buffer.
 #[inline(never)]
 fn validated<A>(bytes: &[u8]) -> Result<&A, DecodeError>
 where
-    A: ::rkyv::Portable
-        + for<'v> ::rkyv::bytecheck::CheckBytes<::rkyv::api::high::HighValidator<'v, rancor::Error>>,
+    A: ::rkyv::Portable + for<'v> CheckBytes<CheckContext<'v>>,
 {
-    ::rkyv::access::<A, rancor::Error>(bytes)
-        .map_err(|e| DecodeError::new(0, format!("invalid rkyv buffer: {e}")))
+    let mut checker = Checker {
+        archive: ArchiveValidator::new(bytes),
+        depth: 0,
+        too_deep: false,
+    };
+    ::rkyv::api::access_with_context::<A, _, rancor::Error>(bytes, &mut checker).map_err(|e| {
+        let why = if checker.too_deep {
+            TooDeep.to_string()
+        } else {
+            e.to_string()
+        };
+        DecodeError::new(0, format!("invalid rkyv buffer: {why}"))
+    })
 }
 
 /// Folds an archived value's checksum words straight from the archive, as
@@ -428,7 +499,7 @@ mod tests {
     use crate::tasks::{read_objects, Read, Selection};
     use crate::test_support::Scratch;
     use crate::timing::IoTimer;
-    use serbench_model::{object_hash, Attr, OrgType};
+    use serbench_model::{object_hash, Attr, OrgType, TweetKind};
 
     fn org() -> Org {
         Org {
@@ -598,5 +669,77 @@ mod tests {
         );
         let read = read(&mut Rkyv::for_variant(VALIDATE)).unwrap();
         assert_eq!(read.checksum.sum, object_hash(&org()));
+    }
+
+    /// A minimal golden tweet (strings short enough to be inline, lists empty): its archive
+    /// is its root alone, so a retweet of it is the two roots, and a chain of retweets
+    /// `levels` deep is the plain root and the retweet's root repeated (each box points
+    /// to the root just before it).
+    fn nested_retweets(levels: usize) -> Vec<u8> {
+        let tweets: Vec<Tweet> =
+            crate::tasks::load_objects(&crate::test_support::vectors().join("tweet.jsonl"))
+                .unwrap();
+        let plain = tweets.into_iter().find(|t| t.kind() == TweetKind::Plain);
+        let plain: Tweet =
+            serde_json::from_value(minimal(serde_json::to_value(plain.unwrap()).unwrap())).unwrap();
+        let retweet = Tweet {
+            retweeted_status: Some(Box::new(plain.clone())),
+            ..plain.clone()
+        };
+        let encode = |tweet: &Tweet| {
+            let mut out = Vec::new();
+            Codec::<Tweet>::encode(&mut Rkyv::default(), tweet, &mut out);
+            out
+        };
+        let (plain, retweet) = (encode(&plain), encode(&retweet));
+        assert_eq!(plain.len(), size_of::<ArchivedTweet>());
+        assert_eq!(retweet, [&plain[..], &retweet[plain.len()..]].concat());
+        [plain, retweet[size_of::<ArchivedTweet>()..].repeat(levels)].concat()
+    }
+
+    /// Strings of one byte, lists empty.
+    fn minimal(value: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match value {
+            Value::String(_) => Value::from("x"),
+            Value::Array(_) => Value::Array(vec![]),
+            Value::Object(fields) => fields.into_iter().map(|(k, v)| (k, minimal(v))).collect(),
+            other => other,
+        }
+    }
+
+    /// The validating variant's errors at both depths, on a thread with a small stack.
+    fn deep_errors(bytes: Vec<u8>) -> [Option<DecodeError>; 2] {
+        // unoptimized frames are large: the levels allowed need more than a test thread's
+        // stack; the 100,000 asked for would need gigabytes
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let words = aligned(&bytes);
+                let bytes = as_bytes(&words, bytes.len());
+                let mut codec = Rkyv::for_variant(VALIDATE);
+                let mut h = Hasher::new();
+                let access = Codec::<Tweet>::fold(&mut codec, bytes, Depth::Access, &mut h);
+                let decode = Codec::<Tweet>::decode(&mut codec, bytes);
+                [access.err(), decode.err()]
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    }
+
+    #[test]
+    fn deep_retweets_are_refused_not_a_stack_overflow() {
+        // the root and 63 retweets are 64 statuses, with an empty list's pointer in the last
+        assert_eq!(deep_errors(nested_retweets(63)), [None, None]);
+        for levels in [64, 100_000] {
+            for error in deep_errors(nested_retweets(levels)) {
+                let message = error.unwrap().message;
+                assert_eq!(
+                    message,
+                    "invalid rkyv buffer: pointers nested deeper than 65 levels"
+                );
+            }
+        }
     }
 }
