@@ -14,17 +14,18 @@ import serbench.wire.DecodeException;
 
 /**
  * `fory`: Apache Fory's Java-native format with class registration required (every model
- * class registered in a fixed order), reference tracking off (so a payload has no
- * back-references to follow; one written with them is refused), generated serializers. One
- * output buffer is reused; reads wrap the page bytes in place.
+ * class registered in a fixed order; a class the bytes name that is not registered is refused,
+ * where compatible mode would read it as a placeholder struct), reference tracking off (so a
+ * payload has no back-references to follow; one written with them is refused), generated
+ * serializers. One output buffer is reused; reads wrap the page bytes in place.
  */
 public final class ForyMethod<T> extends Materialized<T> {
     public static final MethodSpec SPEC = MethodSpec.of("fory", List.of(Depth.MATERIALIZE),
         "ForyMethod.java", ForyMethod::new);
 
     private final Fory fory = Fory.builder().withLanguage(Language.JAVA)
-        .requireClassRegistration(true).withRefTracking(false).withCodegen(true)
-        .withMaxDepth(Json.MAX_NESTING).build();
+        .requireClassRegistration(true).withDeserializeUnknownClass(false)
+        .withRefTracking(false).withCodegen(true).withMaxDepth(Json.MAX_NESTING).build();
     private final MemoryBuffer buffer = MemoryBuffer.fromByteArray(new byte[1 << 16]);
 
     ForyMethod(ModelType<T> model) {

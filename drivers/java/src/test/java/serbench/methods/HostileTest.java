@@ -77,6 +77,36 @@ class HostileTest {
         assertTrue(e.getMessage().contains("allow-list"), e.getMessage());
     }
 
+    /** A class Fory's reader never registered; reading it must never construct it. */
+    public static final class ForyGadget {
+        static int made;
+        public String command = "true";
+
+        public ForyGadget() {
+            made++;
+        }
+    }
+
+    /**
+     * Fory names an unregistered class in its bytes: the reader refuses it by name. (Fory's
+     * compatible mode would read it as a placeholder struct by default, logging "not
+     * registered, take it as Struct type"; only our check of the root's type refused that.)
+     */
+    @org.junit.jupiter.api.Test
+    void foryRefusesClassesItDidNotRegister() {
+        org.apache.fory.Fory open = org.apache.fory.Fory.builder()
+            .withLanguage(org.apache.fory.config.Language.JAVA)
+            .requireClassRegistration(false).withRefTracking(false).build();
+        byte[] bytes = open.serialize(new ForyGadget());
+        Codec<?> codec = Registry.method("fory").codec(ModelType.byId("trade"));
+        ForyGadget.made = 0;
+        Exception e = assertThrows(Exception.class,
+            () -> codec.decode(ByteBuffer.wrap(bytes), 0, bytes.length));
+        assertEquals("Class " + ForyGadget.class.getName() + " is not registered.",
+            e.getMessage());
+        assertEquals(0, ForyGadget.made);
+    }
+
     static Stream<Arguments> writers() {
         return Registry.METHODS.stream().filter(MethodSpec::writes).flatMap(m ->
             Stream.of("trade", "tweet", "org").map(model -> Arguments.of(m.id(), model)));
