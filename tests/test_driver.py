@@ -11,7 +11,8 @@ import pytest
 
 from fake_driver import install, make_dataset
 from serbench import driver as driver_module
-from serbench.driver import STDERR_TAIL_BYTES, DriverFailure, DriverProcess, find_drivers
+from serbench.driver import (STDERR_TAIL_BYTES, DriverFailure, DriverProcess, find_drivers,
+                             new_run_stamp)
 
 
 @pytest.fixture
@@ -53,6 +54,22 @@ def test_unsupported_and_error_answers_are_returned_not_raised(tmp_path, data):
         assert answer["status"] == "error"
         assert answer["error"] == {"kind": "internal", "message": "fake failure"}
         assert driver.alive
+
+
+def test_a_run_stamp_goes_with_every_request_on_paged_files(tmp_path, data):
+    """PROTOCOL.md 4.2: encode, scan and run carry the run's stamp (the fake fails the ones
+    that do); a driver without one sends none."""
+    stamp = new_run_stamp()
+    assert len(bytes.fromhex(stamp)) == 16 and stamp == stamp.lower() != new_run_stamp()
+    path = install(tmp_path / "bin", mode="error", on=f"run_stamp={stamp}")
+    base = str(tmp_path / "trade")
+    encode = {"model": "trade", "method": "fakejson", "depth": "", "variant": "",
+              "params": {"input": str(data / "trade.jsonl"), "output": base}}
+    with DriverProcess("rust", path, 10.0, run_stamp=stamp) as driver:
+        assert load(driver, data)["status"] == "ok"
+        assert driver.request("encode", **encode)["status"] == "error"
+    with DriverProcess("rust", path, 10.0) as driver:
+        assert driver.request("encode", **encode)["status"] == "ok"
 
 
 def test_driver_error_kinds_pass_through(tmp_path):

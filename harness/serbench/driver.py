@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import secrets
 import shutil
 import signal
 import subprocess
@@ -25,6 +26,8 @@ BUILD_PATHS = {
     "cpp": REPO / "drivers" / "cpp" / "build" / "serbench-cpp",
     "java": REPO / "drivers" / "java" / "serbench-java",
 }
+# the ops that write or read paged files: each carries its run's stamp (PROTOCOL.md 4.2)
+STAMPED_OPS = ("encode", "scan", "run")
 STDERR_TAIL_BYTES = 64 * 1024
 INFO_TIMEOUT_S = 60.0
 CLOSE_GRACE_S = 5.0
@@ -43,6 +46,13 @@ class DriverFailure(RuntimeError):
     def __str__(self) -> str:
         tail = self.stderr_tail.strip()
         return f"{self.kind}: {self.message}" + (f"\n--- driver stderr ---\n{tail}" if tail else "")
+
+
+def new_run_stamp() -> str:
+    """A fresh run stamp: 16 random bytes as 32 lowercase hex digits. Every paged file a run's
+    drivers write carries it, and a read that trusts its bytes opens only files of its own
+    request's stamp, so it never sees bytes another run (or another program) left."""
+    return secrets.token_bytes(16).hex()
 
 
 def env_var(language: str) -> str:
@@ -85,14 +95,18 @@ class _StderrTail:
 
 
 class DriverProcess:
-    """One `<driver> serve` child; `request` sends one JSON line and waits for the answer."""
+    """One `<driver> serve` child; `request` sends one JSON line and waits for the answer.
+    With a `run_stamp`, every request that writes or reads paged files carries it as
+    `params.run_stamp`; without one, a read that trusts its bytes opens no file."""
 
     def __init__(self, language: str, path: Path, timeout_s: float = 600.0,
-                 cpu_list: str | None = None):
+                 cpu_list: str | None = None, run_stamp: str | None = None):
         self.language = language
         self.path = Path(path)
         self.timeout_s = timeout_s
         self.cpu_list = cpu_list or None
+        self.run_stamp = run_stamp
+        self._methods: dict | None = None  # info.methods, asked for once
         self._proc: subprocess.Popen | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._stderr: _StderrTail | None = None
@@ -174,6 +188,8 @@ class DriverProcess:
             raise self._failure("crash", "the driver is not running")
         self._next_id += 1
         rid = self._next_id
+        if self.run_stamp and op in STAMPED_OPS:
+            fields["params"] = {**fields.get("params", {}), "run_stamp": self.run_stamp}
         line = json.dumps({"id": rid, "op": op, **fields}, separators=(",", ":")) + "\n"
         try:
             self._proc.stdin.write(line.encode())
@@ -192,6 +208,14 @@ class DriverProcess:
             raise self._failure("crash", f"the driver closed its output during {op} request "
                                          f"{rid}{self._exit_note()}")
         return self._parse(answer, rid, op)
+
+    def validating_variant(self, method: str) -> str:
+        """The variant of `method` that checks every byte it reads, for files whose bytes
+        came from elsewhere: `validate` when the method lists it (its default trusts its
+        bytes, PROTOCOL.md 3), else the default."""
+        if self._methods is None:
+            self._methods = self.request("info")["result"]["methods"]
+        return "validate" if "validate" in self._methods[method]["variants"] else ""
 
     def _parse(self, answer: bytes, rid: int, op: str) -> dict:
         try:

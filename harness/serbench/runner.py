@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .checksum import MASK, hex64, object_hash, set_checksum
 from .datasets.manifest import Manifest, data_path, load_manifest
-from .driver import DriverFailure, DriverProcess, find_drivers
+from .driver import DriverFailure, DriverProcess, find_drivers, new_run_stamp
 from .native import NativeError, datagen_path
 from .paths import cache_dir, data_root, home
 from .network.measure import Networks
@@ -386,6 +386,8 @@ class Runner:
     _floors: dict[tuple, dict] = field(default_factory=dict)
     samples: dict[tuple, Sample] = field(default_factory=dict)
     networks: Networks = field(default_factory=Networks)
+    # every file this run writes carries it; trusting reads open no other (PROTOCOL.md 3)
+    run_stamp: str = field(default_factory=new_run_stamp)
 
     @property
     def run_dir(self) -> Path:
@@ -414,7 +416,7 @@ class Runner:
 
     def new_driver(self, language: str, cell: Cell) -> DriverProcess:
         driver = DriverProcess(language, self.drivers[language], cell.timeout_s,
-                               self.pin or cell.pin_cpus or None).start()
+                               self.pin or cell.pin_cpus or None, self.run_stamp).start()
         record_process(self.run_dir, driver.pid)
         return driver
 

@@ -23,7 +23,7 @@ from typing import Callable
 
 from .checksum import hex64, set_checksum
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
-from .driver import DriverFailure, DriverProcess
+from .driver import DriverFailure, DriverProcess, new_run_stamp
 from .network.proof import Pair, Source, prove_fetches, prove_trees
 from .paged import PagedError, raw_checksum
 from .plan import RAW
@@ -48,16 +48,19 @@ class Check:
 
 
 class Drivers:
-    """One long-lived serve process per language, replaced when one dies."""
+    """One long-lived serve process per language, replaced when one dies; all in one run (one
+    run stamp), so each reads the files the others encoded."""
 
     def __init__(self, paths: dict[str, Path], timeout_s: float):
         self.paths, self.timeout_s = paths, timeout_s
+        self.run_stamp = new_run_stamp()
         self.live: dict[str, DriverProcess] = {}
 
     def request(self, language: str, op: str, **fields) -> dict:
         driver = self.live.get(language)
         if driver is None or not driver.alive:
-            driver = DriverProcess(language, self.paths[language], self.timeout_s).start()
+            driver = DriverProcess(language, self.paths[language], self.timeout_s,
+                                   run_stamp=self.run_stamp).start()
             self.live[language] = driver
         return driver.request(op, **fields)
 

@@ -101,8 +101,9 @@ class Aggregate:
                           depth: str) -> str | None:
         base = Path(cell.params["output"]) / "sum"
         response = scanner.request("scan", model=cell.model, method=cell.method, depth=depth,
-                                   variant="", params={"input": str(base),
-                                                       "page_size": cell.params["page_size"]})
+                                   variant=scanner.validating_variant(cell.method),
+                                   params={"input": str(base),
+                                           "page_size": cell.params["page_size"]})
         if response.get("status") != "ok":
             return f"{base}: the root's file does not read back: {response}"
         got = response["result"]["checksum"]

@@ -79,8 +79,9 @@ def scan_problem(driver: DriverProcess, cell: NetCell, depth: str) -> str | None
     for name in server_names(cell.params["servers"]):
         base = Path(cell.params["output"]) / name
         response = driver.request("scan", model=cell.model, method=cell.method, depth=depth,
-                                  variant="", params={"input": str(base),
-                                                      "page_size": cell.params["page_size"]})
+                                  variant=driver.validating_variant(cell.method),
+                                  params={"input": str(base),
+                                          "page_size": cell.params["page_size"]})
         if response.get("status") != "ok":
             error = response.get("error") or {}
             return (f"{base}: the client's file does not read back: "

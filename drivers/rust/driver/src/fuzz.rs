@@ -235,6 +235,7 @@ impl CodecJob for ReadAll {
             selection: Selection::All,
             depth,
             page_size: None,
+            run_stamp: crate::paged::NO_RUN, // handcoded and raw check every byte
         };
         read_objects(
             &mut codec,
@@ -354,8 +355,9 @@ impl CodecJob for MakeSeeds {
         let encoded = encode_each(&mut codec, &objects);
         let scratch = Scratch::new();
         let base = scratch.join("seed");
-        crate::tasks::write::write_file(&mut codec, &objects, &base, 64, &IoTimer::default())
-            .unwrap();
+        let timer = IoTimer::default();
+        let no_run = crate::paged::NO_RUN;
+        crate::tasks::write::write_file(&mut codec, &objects, &base, 64, no_run, &timer).unwrap();
         let file = (
             std::fs::read(index_path(&base)).unwrap(),
             std::fs::read(data_path(&base)).unwrap(),

@@ -218,12 +218,13 @@ impl CodecJob for Encode<'_> {
 
     fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Self::Output {
         let page_size = self.params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE);
+        let run_stamp = self.params.run_stamp()?;
         let timer = IoTimer::default();
         let mut writer = PageWriter::create(self.params.path("output")?, page_size, &timer)?;
         each_object(self.params.path("input")?, |object: M| {
             writer.push(C::ALIGN, |out| codec.encode(&object, out))
         })?;
-        let c = writer.finish(M::ID.name(), C::ID, WRITER)?;
+        let c = writer.finish(M::ID.name(), C::ID, WRITER, run_stamp)?;
         Ok(json!({"counters": {"objects": c.objects, "bytes": c.bytes, "pages": c.pages}}))
     }
 }
@@ -243,6 +244,7 @@ impl CodecJob for Scan<'_> {
             selection: Selection::All,
             depth: self.depth,
             page_size: self.params.page_size()?,
+            run_stamp: self.params.run_stamp()?,
         };
         let outcome = read_objects(
             &mut codec,
@@ -278,6 +280,7 @@ fn run(req: &Request) -> Result<Value, Failure> {
         task,
         request: TaskRequest {
             depth: cell.depth,
+            variant: cell.variant,
             params: &req.params,
         },
     })

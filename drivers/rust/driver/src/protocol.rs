@@ -7,6 +7,8 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+use crate::paged::{RunStamp, NO_RUN};
+
 /// Every task id of the protocol; those this driver does not run are `unsupported`.
 pub const PROTOCOL_TASKS: &[&str] = &[
     "write",
@@ -195,6 +197,22 @@ impl Params {
             .ok_or_else(|| Self::wrong(key, &format!("one of {}", allowed.join(", ")), value))
     }
 
+    /// `run_stamp`: 32 lowercase hex digits; [`NO_RUN`] when absent.
+    pub fn run_stamp(&self) -> Result<RunStamp, Failure> {
+        let Some(value) = self.0.get("run_stamp") else {
+            return Ok(NO_RUN);
+        };
+        let hex = value
+            .as_str()
+            .filter(|h| h.len() == 32 && h.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .ok_or_else(|| Self::wrong("run_stamp", "32 lowercase hex digits", value))?;
+        let mut stamp = NO_RUN;
+        for (i, byte) in stamp.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("checked hex digits");
+        }
+        Ok(stamp)
+    }
+
     /// A page size: at least 64 bytes and below 2^32 (the index stores it as u32).
     pub fn page_size(&self) -> Result<Option<u32>, Failure> {
         if !self.0.contains_key("page_size") {
@@ -246,6 +264,33 @@ mod tests {
             "params.input is required"
         );
         assert_eq!(params.page_size().unwrap_err().kind, Kind::BadRequest);
+    }
+
+    #[test]
+    fn a_run_stamp_is_32_lowercase_hex_digits_and_absent_is_no_run() {
+        let stamp = |json: &str| serde_json::from_str::<Params>(json).unwrap().run_stamp();
+        let mut want = NO_RUN;
+        want[0] = 0x5e;
+        want[15] = 0x0f;
+        assert_eq!(
+            stamp(r#"{"run_stamp": "5e00000000000000000000000000000f"}"#),
+            Ok(want)
+        );
+        assert_eq!(stamp("{}"), Ok(NO_RUN));
+        for bad in [
+            r#""5E00000000000000000000000000000F""#,
+            r#""5e""#,
+            "7",
+            r#""+e00000000000000000000000000000f""#,
+        ] {
+            let err = stamp(&format!(r#"{{"run_stamp": {bad}}}"#)).unwrap_err();
+            assert_eq!(err.kind, Kind::BadRequest, "{bad}");
+            assert!(
+                err.message.contains("32 lowercase hex digits"),
+                "{}",
+                err.message
+            );
+        }
     }
 
     #[test]

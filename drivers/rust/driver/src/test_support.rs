@@ -3,6 +3,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use crate::paged::RunStamp;
+
+/// The run stamp of the tests' own files: a codec that trusts its bytes reads only these.
+pub const TEST_RUN: RunStamp = *b"serbench-test-rn";
+
 /// The repository's `vectors/` folder.
 pub fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../vectors")

@@ -49,7 +49,7 @@ pub trait Method: Default {
     }
 
     /// True when reads skip checking the bytes: such a codec reads only files this driver
-    /// wrote itself (the reader refuses other writers' files).
+    /// wrote itself in the request's run (`tasks::check_own_run` refuses the others).
     fn trusting(&self) -> bool {
         false
     }
@@ -129,7 +129,7 @@ mod golden_tests {
     use crate::registry::{with_codec, CodecJob, METHODS};
     use crate::tasks::write::write_file;
     use crate::tasks::{load_objects, read_objects, Read, Selection};
-    use crate::test_support::{vectors, Scratch};
+    use crate::test_support::{vectors, Scratch, TEST_RUN};
     use crate::timing::IoTimer;
 
     struct Expected {
@@ -192,13 +192,15 @@ mod golden_tests {
             for page_size in [64, 262_144] {
                 let scratch = Scratch::new();
                 let base = scratch.join("golden");
-                write_file(&mut codec, &objects, &base, page_size, &IoTimer::default()).unwrap();
+                let timer = IoTimer::default();
+                write_file(&mut codec, &objects, &base, page_size, TEST_RUN, &timer).unwrap();
                 for &depth in C::DEPTHS {
                     let read = Read {
                         base: &base,
                         selection: Selection::All,
                         depth,
                         page_size: Some(page_size),
+                        run_stamp: TEST_RUN,
                     };
                     let read = read_objects(
                         &mut codec,

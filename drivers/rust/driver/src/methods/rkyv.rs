@@ -6,7 +6,7 @@
 //! - `""` (the default) TRUSTS the bytes: `access_unchecked`, no validation. Reading a
 //!   damaged or foreign buffer this way is undefined behaviour, so this codec reports itself
 //!   [`trusting`](Method::trusting) and the reader refuses any file this driver did not
-//!   write; only a minimum length and the alignment are checked.
+//!   write in this run; only a minimum length and the alignment are checked.
 //! - `validate` checks the whole buffer with bytecheck (every relative pointer, length, bool,
 //!   enum tag and string's UTF-8, and how deep pointers nest) before it is read, and turns
 //!   what is wrong into a [`DecodeError`].
@@ -79,8 +79,8 @@ impl Rkyv {
             return Err(unfit_root(bytes, size_of::<A>()));
         }
         // SAFETY: the reader hands a trusting codec only objects of files this driver wrote
-        // (see `Method::trusting`), which are whole `to_bytes` buffers of `A`'s type kept
-        // 8-aligned; length and alignment are checked above.
+        // in this run (see `Method::trusting`), which are whole `to_bytes` buffers of `A`'s
+        // type kept 8-aligned; length and alignment are checked above.
         Ok(unsafe { ::rkyv::access_unchecked::<A>(bytes) })
     }
 }
@@ -497,7 +497,7 @@ mod tests {
     use crate::protocol::Kind;
     use crate::tasks::write::write_file;
     use crate::tasks::{read_objects, Read, Selection};
-    use crate::test_support::Scratch;
+    use crate::test_support::{Scratch, TEST_RUN};
     use crate::timing::IoTimer;
     use serbench_model::{object_hash, Attr, OrgType, TweetKind};
 
@@ -646,7 +646,15 @@ mod tests {
         let scratch = Scratch::new();
         let base = scratch.join("org");
         let timer = IoTimer::default();
-        write_file(&mut Rkyv::default(), &[org()], &base, 4096, &timer).unwrap();
+        write_file(
+            &mut Rkyv::default(),
+            &[org()],
+            &base,
+            4096,
+            TEST_RUN,
+            &timer,
+        )
+        .unwrap();
         // the writer id field of the index header (PROTOCOL.md 4.2)
         let mut index = std::fs::read(index_path(&base)).unwrap();
         index[96..100].copy_from_slice(b"cpp\0");
@@ -657,6 +665,7 @@ mod tests {
                 selection: Selection::All,
                 depth: Depth::Access,
                 page_size: None,
+                run_stamp: TEST_RUN,
             };
             read_objects::<Org, _>(codec, read, &mut PageBuffer::default(), &timer)
         };

@@ -17,6 +17,7 @@ use super::pages::{for_each_object, net_page_bytes, Packer, Streamed, DEFAULT_NE
 use super::wire::{peer_failure, FrameKind, Link, Payload};
 use super::{Links, NetTask, Outcome, Role, Setup};
 use crate::methods::Codec;
+use crate::paged::NO_RUN;
 use crate::protocol::{Failure, Kind};
 use crate::tasks::load_objects;
 use crate::tasks::write::{write_file, DEFAULT_PAGE_SIZE};
@@ -206,6 +207,7 @@ impl<M: ModelType, C: Codec<M>> Role for TreeSum<M, C> {
                     std::slice::from_ref(&value),
                     base,
                     self.page_size,
+                    NO_RUN, // read back only by validating reads
                     timer,
                 )?;
             }

@@ -11,7 +11,7 @@ use serbench_model::SetChecksum;
 
 use super::wire::{peer_failure, FrameKind, Link, MAX_FRAME};
 use crate::paged::index::{EntriesHash, Header, ENTRY_BYTES};
-use crate::paged::{data_path, index_path, Entry, PageReader};
+use crate::paged::{data_path, index_path, Entry, PageReader, NO_RUN};
 use crate::protocol::{Failure, Kind};
 use crate::timing::{IoTimer, TimedFile};
 
@@ -415,6 +415,7 @@ impl<'t> Receiver<'t> {
             model: model.into(),
             method: method.into(),
             writer: writer.into(),
+            run_stamp: NO_RUN, // received bytes: only validating reads open the file
         };
         use std::io::Write;
         let io = |e: std::io::Error| Failure::io(&self.index_path, &e);
@@ -499,6 +500,7 @@ mod tests {
             selection: Selection::All,
             depth: Depth::Access,
             page_size: Some(P),
+            run_stamp: NO_RUN,
         };
         read_objects::<Arrays, _>(
             &mut Handcoded,
@@ -548,7 +550,15 @@ mod tests {
         let scratch = Scratch::new();
         let objects = objects();
         let source = scratch.join("source");
-        write_file(&mut Handcoded, &objects, &source, P, &IoTimer::default()).unwrap();
+        write_file(
+            &mut Handcoded,
+            &objects,
+            &source,
+            P,
+            NO_RUN,
+            &IoTimer::default(),
+        )
+        .unwrap();
         let (mut tx, rx) = links();
         let base = scratch.join("got");
         let receiving = {

@@ -13,6 +13,13 @@ pub const MIN_PAGE_SIZE: u32 = 64;
 const MODEL_FIELD: (usize, usize) = (48, 24);
 const METHOD_FIELD: (usize, usize) = (72, 24);
 const WRITER_FIELD: (usize, usize) = (96, 8);
+/// 16 bytes; 120..128 stay reserved, zero.
+const RUN_STAMP_AT: usize = 104;
+
+/// Which run wrote a file: the 16 random bytes the harness draws per run (PROTOCOL.md 4.2).
+pub type RunStamp = [u8; 16];
+/// The stamp of a file written outside any run.
+pub const NO_RUN: RunStamp = [0; 16];
 
 /// Where one object lies in the data file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +84,7 @@ pub struct Header {
     pub model: String,
     pub method: String,
     pub writer: String,
+    pub run_stamp: RunStamp,
 }
 
 impl Header {
@@ -100,7 +108,24 @@ impl Header {
             );
             b[at..at + id.len()].copy_from_slice(id.as_bytes());
         }
+        b[RUN_STAMP_AT..RUN_STAMP_AT + 16].copy_from_slice(&self.run_stamp);
         b
+    }
+
+    /// Why a read that trusts its bytes, by driver `writer` in run `run_stamp`, must not open
+    /// this file (PROTOCOL.md 3); None when that run wrote it.
+    pub fn foreign_run(&self, writer: &str, run_stamp: RunStamp) -> Option<String> {
+        if self.writer != writer {
+            Some(format!("written by '{}'", self.writer))
+        } else if run_stamp == NO_RUN {
+            Some("the request carries no run_stamp".into())
+        } else if self.run_stamp == NO_RUN {
+            Some("written outside any run (its run stamp is zero)".into())
+        } else if self.run_stamp != run_stamp {
+            Some("written by another run (another run stamp)".into())
+        } else {
+            None
+        }
     }
 }
 
@@ -156,6 +181,7 @@ impl Index {
                 .map_err(|e| corrupt(format!("method id {e}")))?,
             writer: id_field(&bytes, WRITER_FIELD)
                 .map_err(|e| corrupt(format!("writer id {e}")))?,
+            run_stamp: bytes[RUN_STAMP_AT..RUN_STAMP_AT + 16].try_into().unwrap(),
         };
         let p = header.page_size;
         if p < MIN_PAGE_SIZE {

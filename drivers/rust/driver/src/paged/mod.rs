@@ -9,7 +9,7 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 pub use buffer::PageBuffer;
-pub use index::{Entry, Expect};
+pub use index::{Entry, Expect, RunStamp, NO_RUN};
 pub use reader::PageReader;
 pub use writer::{PageWriter, WriteCounters};
 
@@ -43,7 +43,7 @@ mod tests {
     use crate::protocol::{Depth, Failure, Kind};
     use crate::tasks::write::write_file;
     use crate::tasks::{read_objects, Read, ReadOutcome, Selection};
-    use crate::test_support::Scratch;
+    use crate::test_support::{Scratch, TEST_RUN};
     use crate::timing::IoTimer;
 
     const P: u32 = 64;
@@ -59,7 +59,8 @@ mod tests {
 
     fn write(base: &Path, lens: &[usize]) -> (Vec<Arrays>, WriteCounters) {
         let objects: Vec<Arrays> = lens.iter().map(|&l| sized(l)).collect();
-        let counters = write_file(&mut Handcoded, &objects, base, P, &IoTimer::default()).unwrap();
+        let timer = IoTimer::default();
+        let counters = write_file(&mut Handcoded, &objects, base, P, TEST_RUN, &timer).unwrap();
         (objects, counters)
     }
 
@@ -69,6 +70,7 @@ mod tests {
             selection,
             depth: Depth::Access,
             page_size: Some(P),
+            run_stamp: TEST_RUN,
         };
         read_objects::<Arrays, _>(
             &mut Handcoded,
@@ -132,7 +134,9 @@ mod tests {
                 .push(8, |out| out.resize(out.len() + len, 7))
                 .unwrap();
         }
-        writer.finish("arrays", "handcoded", "rust").unwrap();
+        writer
+            .finish("arrays", "handcoded", "rust", TEST_RUN)
+            .unwrap();
         assert_eq!(
             entries(&base),
             vec![(0, 0, 12), (0, 16, 12), (0, 32, 30), (1, 0, 8)]
@@ -198,7 +202,9 @@ mod tests {
                 .push(8, |out| out.resize(out.len() + len, n as u8 + 1))
                 .unwrap();
         }
-        writer.finish("arrays", "handcoded", "rust").unwrap();
+        writer
+            .finish("arrays", "handcoded", "rust", TEST_RUN)
+            .unwrap();
         let mut page = PageBuffer::default();
         let mut reader = PageReader::open(&source, expect("arrays"), &timer, &mut page).unwrap();
         let mut placer = PageWriter::create(&copy, P, &timer).unwrap();
@@ -206,7 +212,9 @@ mod tests {
             let at = reader.entry(n);
             placer.place(at, reader.object(n).unwrap()).unwrap();
         }
-        placer.finish("arrays", "handcoded", "rust").unwrap();
+        placer
+            .finish("arrays", "handcoded", "rust", TEST_RUN)
+            .unwrap();
         for path in [data_path, index_path] {
             assert_eq!(
                 fs::read(path(&copy)).unwrap(),
@@ -254,6 +262,7 @@ mod tests {
             selection: Selection::All,
             depth: Depth::None,
             page_size: None,
+            run_stamp: TEST_RUN,
         };
         let got = read_objects::<Arrays, _>(
             &mut Raw,
@@ -372,6 +381,7 @@ mod tests {
             selection: Selection::All,
             depth: Depth::Access,
             page_size: None,
+            run_stamp: TEST_RUN,
         };
         let err =
             read_objects::<Trade, _>(&mut Handcoded, read, &mut PageBuffer::default(), &timer)
@@ -478,5 +488,78 @@ mod tests {
         // object 3 (24 bytes at page 3, offset 12): its int count claims more than is left
         patch(&data_path(&base), 3 * 64 + 12 + 4, &[99, 0, 0, 0]);
         assert_failure(failure(&base), Kind::CorruptInput, "f.pages: page 3, object 3 at offset 12: byte 4: list count 99 exceeds the 16 bytes left");
+    }
+
+    #[test]
+    fn the_run_stamp_is_written_at_104_and_read_back() {
+        let (_s, base) = written();
+        let index = fs::read(index_path(&base)).unwrap();
+        assert_eq!(index[104..120], TEST_RUN);
+        assert_eq!(index[120..128], [0; 8]);
+        let (timer, mut page) = (IoTimer::default(), PageBuffer::default());
+        let reader = PageReader::open(&base, expect("arrays"), &timer, &mut page).unwrap();
+        assert_eq!(reader.header().run_stamp, TEST_RUN);
+    }
+
+    /// A trusting codec (rkyv's default) opens only files this driver wrote in the request's
+    /// run; the validating variant reads any (PROTOCOL.md 3).
+    #[test]
+    fn only_the_validating_variant_reads_a_file_of_another_run() {
+        use crate::methods::rkyv::Rkyv;
+        use crate::methods::Method;
+        let scratch = Scratch::new();
+        let base = scratch.join("f");
+        let objects = vec![sized(12), sized(88)];
+        let timer = IoTimer::default();
+        write_file(
+            &mut Rkyv::default(),
+            &objects,
+            &base,
+            4096,
+            TEST_RUN,
+            &timer,
+        )
+        .unwrap();
+        let read = |variant: &str, run_stamp: RunStamp| {
+            let read = Read {
+                base: &base,
+                selection: Selection::All,
+                depth: Depth::Access,
+                page_size: None,
+                run_stamp,
+            };
+            let mut codec = Rkyv::for_variant(variant);
+            read_objects::<Arrays, _>(&mut codec, read, &mut PageBuffer::default(), &timer)
+        };
+        let set: SetChecksum = objects.iter().map(object_hash).collect();
+        assert_eq!(read("", TEST_RUN).unwrap().checksum, set);
+        let mut other = TEST_RUN;
+        other[15] ^= 1;
+        let refusal = read("", other).unwrap_err();
+        assert_eq!(refusal.kind, Kind::WrongFile);
+        assert_eq!(
+            refusal.message,
+            format!(
+                "{}: written by another run (another run stamp); rkyv's trusting read takes \
+                 only files this driver wrote in this run (its validate variant reads any)",
+                index_path(&base).display()
+            )
+        );
+        let no_stamp = read("", NO_RUN).unwrap_err();
+        assert_failure(
+            no_stamp,
+            Kind::WrongFile,
+            "f.index: the request carries no run_stamp",
+        );
+        for stamp in [TEST_RUN, other, NO_RUN] {
+            assert_eq!(read("validate", stamp).unwrap().checksum, set);
+        }
+        write_file(&mut Rkyv::default(), &objects, &base, 4096, NO_RUN, &timer).unwrap();
+        let unstamped = read("", TEST_RUN).unwrap_err();
+        assert_failure(
+            unstamped,
+            Kind::WrongFile,
+            "f.index: written outside any run",
+        );
     }
 }

@@ -4,7 +4,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::index::{EntriesHash, Entry, Header, ENTRY_BYTES};
+use super::index::{EntriesHash, Entry, Header, RunStamp, ENTRY_BYTES};
 use super::{data_path, index_path};
 use crate::protocol::{Failure, Kind};
 use crate::timing::{IoTimer, TimedFile};
@@ -145,12 +145,15 @@ impl<'t> PageWriter<'t> {
             .map_err(|e| Failure::io(&self.data_path, &e))
     }
 
-    /// Writes the last page unpadded, fsyncs the data file, then writes and fsyncs the index.
+    /// Writes the last page unpadded, fsyncs the data file, then writes and fsyncs the index,
+    /// stamped with the run that wrote it ([`NO_RUN`](super::NO_RUN): none, which only
+    /// validating reads open).
     pub fn finish(
         mut self,
         model: &str,
         method: &str,
         writer: &str,
+        run_stamp: RunStamp,
     ) -> Result<WriteCounters, Failure> {
         let tail = self.page.len();
         self.write(0, tail)?;
@@ -171,6 +174,7 @@ impl<'t> PageWriter<'t> {
             model: model.into(),
             method: method.into(),
             writer: writer.into(),
+            run_stamp,
         };
         debug_assert_eq!(
             self.entries.len(),

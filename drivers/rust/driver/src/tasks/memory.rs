@@ -6,10 +6,12 @@
 use serbench_model::{Hasher, ModelType, SetChecksum};
 use serde_json::{json, Value};
 
-use super::{checksum_json, expect, located, out_of_range, Repetitions, Task, TaskRequest};
+use super::{
+    check_own_run, checksum_json, expect, located, out_of_range, Repetitions, Task, TaskRequest,
+};
 use crate::memory::{reset_peak, rss, Window};
 use crate::methods::Codec;
-use crate::paged::{PageBuffer, PageReader};
+use crate::paged::{PageBuffer, PageReader, RunStamp};
 use crate::protocol::{Depth, Failure, Kind};
 use crate::timing::IoTimer;
 
@@ -32,11 +34,13 @@ impl Task for Memory {
         let base = params.path("input")?;
         let n = params.u64("n")?;
         let page_size = params.page_size()?;
+        let run_stamp = params.run_stamp()?;
         let start = start_rss()?;
         let mut retained = 0;
         let (samples, checksum) = reps.run(Some(base), |timer| {
             let window = Window::open();
-            let (objects, checksum) = materialize::<M, C>(codec, base, n, page_size, timer)?;
+            let (objects, checksum) =
+                materialize::<M, C>(codec, base, n, page_size, run_stamp, timer)?;
             retained = window.bytes().max(0) as u64;
             if !window.counted() {
                 return Err(Failure::new(
@@ -70,16 +74,19 @@ pub fn start_rss() -> Result<u64, Failure> {
 }
 
 /// Decodes objects `0 .. n` into one container sized up front, folding each one's hash after
-/// decoding it (the visit of depth materialize); the reader is dropped before returning.
+/// decoding it (the visit of depth materialize); the reader is dropped before returning. A
+/// trusting codec reads only a file of its own run (`run_stamp`).
 fn materialize<M: ModelType, C: Codec<M>>(
     codec: &mut C,
     base: &std::path::Path,
     n: u64,
     page_size: Option<u32>,
+    run_stamp: RunStamp,
     timer: &IoTimer,
 ) -> Result<(Vec<M>, SetChecksum), Failure> {
     let mut page = PageBuffer::default();
     let mut reader = PageReader::open(base, expect::<M, C>(page_size), timer, &mut page)?;
+    check_own_run(codec, base, reader.header(), run_stamp)?;
     if n > reader.count() {
         return Err(out_of_range(
             base,

@@ -20,7 +20,8 @@ use serde_json::{json, Map, Value};
 
 use crate::evict::{evict, EVICTION};
 use crate::methods::Codec;
-use crate::paged::{data_path, index_path, Expect, PageBuffer, PageReader};
+use crate::paged::index::Header;
+use crate::paged::{data_path, index_path, Expect, PageBuffer, PageReader, RunStamp};
 use crate::protocol::{Depth, Failure, Kind, Params};
 use crate::timing::{IoTimer, Sample};
 
@@ -30,6 +31,8 @@ pub const WRITER: &str = "rust";
 /// One `run` request, as a task sees it.
 pub struct TaskRequest<'a> {
     pub depth: Depth,
+    /// The read variant (`""` or one of the method's), for codecs a task makes itself.
+    pub variant: &'a str,
     pub params: &'a Params,
 }
 
@@ -163,13 +166,41 @@ fn expect<'a, M: ModelType, C: Codec<M>>(page_size: Option<u32>) -> Expect<'a> {
     }
 }
 
-/// One read's request: the file, the objects and how deep to go.
+/// One read's request: the file, the objects, how deep to go, and the request's run stamp
+/// (the only run whose files a trusting codec opens).
 #[derive(Clone, Copy, Debug)]
 pub struct Read<'a> {
     pub base: &'a Path,
     pub selection: Selection<'a>,
     pub depth: Depth,
     pub page_size: Option<u32>,
+    pub run_stamp: RunStamp,
+}
+
+/// Refuses, unread, the file `base` (index `header`) when `codec` trusts its bytes and this
+/// driver did not write it in run `run_stamp` (PROTOCOL.md 3): another language's layout, or
+/// bytes damaged or replaced since, read without checks is undefined behaviour, not an error.
+pub fn check_own_run<M: ModelType, C: Codec<M>>(
+    codec: &C,
+    base: &Path,
+    header: &Header,
+    run_stamp: RunStamp,
+) -> Result<(), Failure> {
+    if !codec.trusting() {
+        return Ok(());
+    }
+    match header.foreign_run(WRITER, run_stamp) {
+        None => Ok(()),
+        Some(why) => Err(Failure::new(
+            Kind::WrongFile,
+            format!(
+                "{}: {why}; {}'s trusting read takes only files this driver wrote in this run \
+                 (its validate variant reads any)",
+                index_path(base).display(),
+                C::ID
+            ),
+        )),
+    }
 }
 
 /// Opens the paged file, checks its index, and folds the checksum of the selected objects,
@@ -185,19 +216,10 @@ pub fn read_objects<M: ModelType, C: Codec<M>>(
         selection,
         depth,
         page_size,
+        run_stamp,
     } = read;
     let mut reader = PageReader::open(base, expect::<M, C>(page_size), timer, page)?;
-    if codec.trusting() && reader.header().writer != WRITER {
-        return Err(Failure::new(
-            Kind::WrongFile,
-            format!(
-                "{}: written by '{}'; {}'s trusting read takes only files this driver wrote",
-                index_path(base).display(),
-                reader.header().writer,
-                C::ID
-            ),
-        ));
-    }
+    check_own_run(codec, base, reader.header(), run_stamp)?;
     let count = reader.count();
     let mut checksum = SetChecksum::default();
     let mut visit = |n: u64| -> Result<(), Failure> {

@@ -50,10 +50,12 @@ impl Task for ReadPar {
             selection,
             depth: request.depth,
             page_size: params.page_size()?,
+            run_stamp: params.run_stamp()?,
         };
         let mut pages: Vec<PageBuffer> = (0..threads).map(|_| PageBuffer::default()).collect();
         let (samples, outcome) = reps.run_with(Some(base), |timer| {
-            let (outcome, thread_ns) = read_parallel::<M, C>(read, &mut pages, timer)?;
+            let (outcome, thread_ns) =
+                read_parallel::<M, C>(read, request.variant, &mut pages, timer)?;
             let mut extra = Map::new();
             extra.insert("thread_ns".into(), json!(thread_ns));
             Ok((outcome, extra))
@@ -86,10 +88,12 @@ pub fn slice(selection: Selection<'_>, t: u64, threads: u64) -> Selection<'_> {
     }
 }
 
-/// One repetition: every thread opens the file and reads its slice; they start together.
+/// One repetition: every thread opens the file and reads its slice (with its own codec of the
+/// cell's variant); they start together.
 /// Returns the merged outcome and each thread's own time; `timer` gets the threads' mean io.
 fn read_parallel<M: ModelType, C: Codec<M>>(
     read: Read<'_>,
+    variant: &str,
     pages: &mut [PageBuffer],
     timer: &IoTimer,
 ) -> Result<(ReadOutcome, Vec<u64>), Failure> {
@@ -106,7 +110,7 @@ fn read_parallel<M: ModelType, C: Codec<M>>(
                     ..read
                 };
                 scope.spawn(move || {
-                    let mut codec = C::default();
+                    let mut codec = C::for_variant(variant);
                     let own = IoTimer::default();
                     start.wait();
                     let began = Instant::now();

@@ -29,6 +29,7 @@ impl Task for ReadSeq {
             },
             depth: request.depth,
             page_size: params.page_size()?,
+            run_stamp: params.run_stamp()?,
         };
         let mut page = PageBuffer::default();
         let (samples, outcome) = reps.run(Some(base), |timer| {

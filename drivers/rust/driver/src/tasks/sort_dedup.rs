@@ -27,10 +27,10 @@ use serde_json::{json, Map, Value};
 
 use super::memory::start_rss;
 use super::write::DEFAULT_PAGE_SIZE;
-use super::{expect, located, Repetitions, Task, TaskRequest, WRITER};
+use super::{check_own_run, expect, located, Repetitions, Task, TaskRequest, WRITER};
 use crate::memory::{rss, Window};
 use crate::methods::Codec;
-use crate::paged::{data_path, index_path, PageBuffer, PageReader, PageWriter};
+use crate::paged::{data_path, index_path, PageBuffer, PageReader, PageWriter, RunStamp};
 use crate::protocol::{Depth, Failure, Kind};
 use crate::timing::IoTimer;
 
@@ -43,6 +43,9 @@ struct Sort<'a> {
     output: &'a Path,
     budget: u64,
     page_size: u32,
+    /// The request's: in every run's and the output's index, and the only run whose files a
+    /// trusting codec reads.
+    run_stamp: RunStamp,
 }
 
 impl Sort<'_> {
@@ -104,6 +107,7 @@ impl Task for SortDedup {
             output: params.path("output")?,
             budget: params.u64("budget_bytes")?,
             page_size: params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE),
+            run_stamp: params.run_stamp()?,
         };
         if sort.budget == 0 {
             return Err(Failure::bad_request(
@@ -160,6 +164,7 @@ fn make_runs<M: ModelType, C: Codec<M>>(
 ) -> Result<(VecDeque<PathBuf>, u64, u64), Failure> {
     let mut page = PageBuffer::default();
     let mut reader = PageReader::open(sort.input, expect::<M, C>(None), timer, &mut page)?;
+    check_own_run(codec, sort.input, reader.header(), sort.run_stamp)?;
     let window = Window::open();
     let mut chunk: Vec<M> = Vec::new();
     let (mut runs, mut run_bytes) = (VecDeque::new(), 0);
@@ -200,7 +205,7 @@ fn write_run<M: ModelType, C: Codec<M>>(
         writer.push(C::ALIGN, |out| codec.encode(object, out))?;
     }
     chunk.clear();
-    let counters = writer.finish(M::ID.name(), C::ID, WRITER)?;
+    let counters = writer.finish(M::ID.name(), C::ID, WRITER, sort.run_stamp)?;
     runs.push_back(path);
     Ok(counters.bytes)
 }
@@ -286,8 +291,12 @@ fn merge<M: ModelType, C: Codec<M>>(
     let mut readers = runs
         .iter()
         .zip(pages.iter_mut())
-        .map(|(run, page)| PageReader::open(run, expect::<M, C>(Some(sort.page_size)), timer, page))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|(run, page)| {
+            let reader = PageReader::open(run, expect::<M, C>(Some(sort.page_size)), timer, page)?;
+            check_own_run(&*codec, run, reader.header(), sort.run_stamp)?;
+            Ok(reader)
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
     let mut next = vec![0u64; runs.len()];
     let mut heap = BinaryHeap::with_capacity(runs.len());
     for run in 0..readers.len() {
@@ -309,7 +318,7 @@ fn merge<M: ModelType, C: Codec<M>>(
         sequence.word(object_hash(&object));
         last = Some(object);
     }
-    let counters = writer.finish(M::ID.name(), C::ID, WRITER)?;
+    let counters = writer.finish(M::ID.name(), C::ID, WRITER, sort.run_stamp)?;
     Ok(Merged {
         objects: counters.objects,
         sequence: sequence.finish(),

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::{checksum_json, expect, load_objects, Repetitions, Task, TaskRequest, WRITER};
 use crate::methods::Codec;
-use crate::paged::{Entry, PageBuffer, PageReader, PageWriter, WriteCounters};
+use crate::paged::{Entry, PageBuffer, PageReader, PageWriter, RunStamp, WriteCounters};
 use crate::protocol::{Depth, Failure};
 use crate::timing::IoTimer;
 
@@ -32,11 +32,12 @@ impl Task for Write {
         let reps = Repetitions::from_params(params)?;
         let output = params.path("output")?;
         let page_size = params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE);
+        let run_stamp = params.run_stamp()?;
         let objects: Vec<M> = load_objects(params.path("input")?)?;
         let checksum: SetChecksum = objects.iter().map(object_hash).collect();
         // nothing is cached before a write, so there is nothing to evict
         let (samples, counters) = reps.run(None, |timer| {
-            write_file(codec, &objects, output, page_size, timer)
+            write_file(codec, &objects, output, page_size, run_stamp, timer)
         })?;
         Ok(result(samples, counters, checksum))
     }
@@ -64,6 +65,7 @@ fn floor<M: ModelType, C: Codec<M>>(
     let reps = Repetitions::from_params(params)?;
     let output = params.path("output")?;
     let page_size = params.page_size()?.unwrap_or(DEFAULT_PAGE_SIZE);
+    let run_stamp = params.run_stamp()?;
     let stored = Stored::load::<M, C>(params.path("input")?, page_size)?;
     let mut checksum = SetChecksum::default();
     for object in stored.objects() {
@@ -73,7 +75,9 @@ fn floor<M: ModelType, C: Codec<M>>(
             .map_err(|e| Failure::corrupt(e.to_string()))?;
         checksum.add(h.finish());
     }
-    let (samples, counters) = reps.run(None, |timer| stored.write(output, page_size, timer))?;
+    let (samples, counters) = reps.run(None, |timer| {
+        stored.write(output, page_size, run_stamp, timer)
+    })?;
     Ok(result(samples, counters, checksum))
 }
 
@@ -116,27 +120,29 @@ impl Stored {
         &self,
         base: &Path,
         page_size: u32,
+        run_stamp: RunStamp,
         timer: &IoTimer,
     ) -> Result<WriteCounters, Failure> {
         let mut writer = PageWriter::create(base, page_size, timer)?;
         for (&at, object) in self.entries.iter().zip(self.objects()) {
             writer.place(at, object)?;
         }
-        writer.finish(&self.model, &self.method, WRITER)
+        writer.finish(&self.model, &self.method, WRITER, run_stamp)
     }
 }
 
-/// Writes `objects` as the paged file `base` (also the `encode` op, untimed).
+/// Writes `objects` as the paged file `base`, stamped with the run writing it.
 pub fn write_file<M: ModelType, C: Codec<M>>(
     codec: &mut C,
     objects: &[M],
     base: &Path,
     page_size: u32,
+    run_stamp: RunStamp,
     timer: &IoTimer,
 ) -> Result<WriteCounters, Failure> {
     let mut writer = PageWriter::create(base, page_size, timer)?;
     for object in objects {
         writer.push(C::ALIGN, |out| codec.encode(object, out))?;
     }
-    writer.finish(M::ID.name(), C::ID, WRITER)
+    writer.finish(M::ID.name(), C::ID, WRITER, run_stamp)
 }

@@ -2,6 +2,7 @@ package serbench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
+import serbench.paged.Index;
 
 /** A request's `params`, with typed getters whose errors are bad_requests naming the key. */
 public final class Params {
@@ -63,6 +64,23 @@ public final class Params {
             throw wrong(key, "true or false", v);
         }
         return v.asBoolean();
+    }
+
+    /** `run_stamp` (32 lowercase hex digits) as 16 bytes; all zero when absent. */
+    public byte[] runStamp() throws Failure {
+        byte[] stamp = Index.noRun();
+        if (node == null || !node.has("run_stamp")) {
+            return stamp;
+        }
+        JsonNode v = get("run_stamp");
+        String hex = v.isTextual() ? v.asText() : "";
+        if (!hex.matches("[0-9a-f]{32}")) {
+            throw wrong("run_stamp", "32 lowercase hex digits", v);
+        }
+        for (int i = 0; i < stamp.length; i++) {
+            stamp[i] = (byte) Integer.parseInt(hex, 2 * i, 2 * i + 2, 16);
+        }
+        return stamp;
     }
 
     /** The page size if given: 64 .. 2^31 - 1 (Java arrays hold a page). */

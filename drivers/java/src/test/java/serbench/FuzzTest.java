@@ -373,7 +373,8 @@ class FuzzTest {
         for (int i = 0; i < 12; i++) {
             objects.add(vectors.get(i % vectors.size()));
         }
-        Tasks.writeFile(method.codec(model), method, model, objects, base, 256, new IoTimer());
+        Tasks.writeFile(method.codec(model), method, model, objects, base, 256, Index.noRun(),
+            new IoTimer());
     }
 
     /** Recomputes the entries hash over whatever entries follow the header. */

@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import serbench.Failure;
 import serbench.Hasher;
 
@@ -28,6 +29,9 @@ public final class Index {
     private static final int METHOD_WIDTH = 24;
     private static final int WRITER_AT = 96;
     private static final int WRITER_WIDTH = 8;
+    /** The run stamp's 16 bytes; 120 .. 128 stay reserved, zero. */
+    private static final int RUN_STAMP_AT = 104;
+    public static final int RUN_STAMP_BYTES = 16;
 
     /** What a reader accepts: method null accepts any (the raw floor); pageSize null any. */
     public record Expect(String model, String method, Integer pageSize) {}
@@ -39,6 +43,8 @@ public final class Index {
     public final String model;
     public final String method;
     public final String writer;
+    /** Which run wrote the file: the harness's 16 random bytes of one run; zero for none. */
+    public final byte[] runStamp;
     private final byte[] bytes;
 
     private Index(byte[] bytes) {
@@ -50,6 +56,12 @@ public final class Index {
         model = idField(bytes, MODEL_AT, MODEL_WIDTH);
         method = idField(bytes, METHOD_AT, METHOD_WIDTH);
         writer = idField(bytes, WRITER_AT, WRITER_WIDTH);
+        runStamp = Arrays.copyOfRange(bytes, RUN_STAMP_AT, RUN_STAMP_AT + RUN_STAMP_BYTES);
+    }
+
+    /** The run stamp of a file written outside any run: all zero. */
+    public static byte[] noRun() {
+        return new byte[RUN_STAMP_BYTES];
     }
 
     public long page(long n) {
@@ -68,9 +80,9 @@ public final class Index {
         return HEADER_BYTES + (int) n * ENTRY_BYTES;
     }
 
-    /** The header bytes of a finished file. */
+    /** The header bytes of a finished file, written by `writer` in run `runStamp`. */
     public static byte[] header(int pageSize, long count, long pageCount, long dataLen,
-            long entriesHash, String model, String method, String writer) {
+            long entriesHash, String model, String method, String writer, byte[] runStamp) {
         byte[] b = new byte[HEADER_BYTES];
         System.arraycopy(MAGIC, 0, b, 0, 8);
         U32.set(b, 8, VERSION);
@@ -82,6 +94,7 @@ public final class Index {
         putId(b, MODEL_AT, MODEL_WIDTH, model);
         putId(b, METHOD_AT, METHOD_WIDTH, method);
         putId(b, WRITER_AT, WRITER_WIDTH, writer);
+        System.arraycopy(runStamp, 0, b, RUN_STAMP_AT, RUN_STAMP_BYTES);
         return b;
     }
 

@@ -123,8 +123,12 @@ public final class PageWriter implements AutoCloseable {
         bytes += pages * pageSize;
     }
 
-    /** Writes the last page unpadded, fsyncs the data, then writes and fsyncs the index. */
-    public Counters finish(String model, String method, String writer) throws Failure {
+    /**
+     * Writes the last page unpadded, fsyncs the data, then writes and fsyncs the index, stamped
+     * with the run writing it (`Index.noRun()`: none).
+     */
+    public Counters finish(String model, String method, String writer, byte[] runStamp)
+            throws Failure {
         int tail = page.length;
         long pages;
         try {
@@ -140,7 +144,7 @@ public final class PageWriter implements AutoCloseable {
             throw Failure.io(dataPath, e);
         }
         byte[] header = Index.header(pageSize, objects, pages, bytes, hash.finish(), model,
-            method, writer);
+            method, writer, runStamp);
         long t0 = System.nanoTime();
         try (FileOutputStream index = new FileOutputStream(indexPath.toFile())) {
             index.write(header);

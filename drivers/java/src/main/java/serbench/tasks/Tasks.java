@@ -25,15 +25,15 @@ public final class Tasks {
     public static final String WRITER = "java";
     public static final int DEFAULT_PAGE_SIZE = 262_144;
 
-    /** Writes `objects` as the paged file `base` (also the encode op, untimed). */
+    /** Writes `objects` as the paged file `base`, stamped with the run writing it. */
     public static <T> PageWriter.Counters writeFile(Codec<T> codec, MethodSpec method,
-            ModelType<T> model, List<T> objects, Path base, int pageSize, IoTimer timer)
-            throws Exception {
+            ModelType<T> model, List<T> objects, Path base, int pageSize, byte[] runStamp,
+            IoTimer timer) throws Exception {
         try (PageWriter w = new PageWriter(base, pageSize, timer)) {
             for (T object : objects) {
                 w.push(out -> codec.encode(object, out));
             }
-            return w.finish(model.id, method.id(), WRITER);
+            return w.finish(model.id, method.id(), WRITER, runStamp);
         }
     }
 
@@ -45,11 +45,11 @@ public final class Tasks {
 
     /** `writeFile` of objects held one at a time, untimed (the `encode` operation). */
     public static <T> PageWriter.Counters writeFile(Codec<T> codec, MethodSpec method,
-            ModelType<T> model, Source<T> objects, Path base, int pageSize, IoTimer timer)
-            throws Exception {
+            ModelType<T> model, Source<T> objects, Path base, int pageSize, byte[] runStamp,
+            IoTimer timer) throws Exception {
         try (PageWriter w = new PageWriter(base, pageSize, timer)) {
             objects.each(object -> w.push(out -> codec.encode(object, out)));
-            return w.finish(model.id, method.id(), WRITER);
+            return w.finish(model.id, method.id(), WRITER, runStamp);
         }
     }
 

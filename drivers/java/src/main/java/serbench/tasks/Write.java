@@ -43,15 +43,16 @@ public final class Write implements Task {
         Path output = params.path("output");
         Integer p = params.pageSize();
         int pageSize = p == null ? Tasks.DEFAULT_PAGE_SIZE : p;
+        byte[] runStamp = params.runStamp();
         if (!method.writes()) {
-            return floor(model, params.path("input"), output, pageSize, reps);
+            return floor(model, params.path("input"), output, pageSize, runStamp, reps);
         }
         List<T> objects = Json.load(params.path("input"), model);
         Checksum checksum = new Checksum();
         objects.forEach(o -> checksum.add(model.hash(o)));
         // nothing is cached before a write, so there is nothing to evict
         PageWriter.Counters c = reps.run(null, timer -> Tasks.writeFile(codec, method, model,
-            objects, output, pageSize, timer), PageWriter.Counters::equals);
+            objects, output, pageSize, runStamp, timer), PageWriter.Counters::equals);
         return result(reps, checksum, c);
     }
 
@@ -61,9 +62,9 @@ public final class Write implements Task {
      * encoding. The checksum folds each object's bytes, as the raw read does.
      */
     private static ObjectNode floor(ModelType<?> model, Path input, Path output, int pageSize,
-            Repetitions reps) throws Exception {
+            byte[] runStamp, Repetitions reps) throws Exception {
         Stored stored = Stored.load(model, input, pageSize);
-        PageWriter.Counters c = reps.run(null, timer -> stored.write(output, timer),
+        PageWriter.Counters c = reps.run(null, timer -> stored.write(output, runStamp, timer),
             PageWriter.Counters::equals);
         return result(reps, stored.checksum(), c);
     }
@@ -112,13 +113,13 @@ public final class Write implements Task {
             return checksum;
         }
 
-        PageWriter.Counters write(Path base, IoTimer timer) throws Exception {
+        PageWriter.Counters write(Path base, byte[] runStamp, IoTimer timer) throws Exception {
             try (PageWriter w = new PageWriter(base, index.pageSize, timer)) {
                 for (int n = 0; n + 1 < starts.length; n++) {
                     w.place(index.page(n), index.offset(n), bytes, starts[n],
                         starts[n + 1] - starts[n]);
                 }
-                return w.finish(index.model, index.method, Tasks.WRITER);
+                return w.finish(index.model, index.method, Tasks.WRITER, runStamp);
             }
         }
     }

@@ -20,6 +20,7 @@ import serbench.Registry;
 import serbench.Vectors;
 import serbench.model.ModelType;
 import serbench.model.Models;
+import serbench.paged.Index;
 import serbench.paged.PageReader;
 import serbench.tasks.Json;
 import serbench.tasks.Reads;
@@ -77,7 +78,7 @@ class GoldenTest {
             throws Exception {
         List<T> objects = Json.load(Vectors.jsonl(model.id), model);
         Codec<T> codec = method.codec(model);
-        Tasks.writeFile(codec, method, model, objects, base, 64, new IoTimer());
+        Tasks.writeFile(codec, method, model, objects, base, 64, Index.noRun(), new IoTimer());
         Reads.Outcome o = Reads.read(codec, method, model, base,
             new Reads.Selection(0, objects.size(), null), depth, 64,
             new PageReader.Buffer(method.directPages()), new IoTimer());

@@ -38,6 +38,7 @@ import serbench.model.Hashtag;
 import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.model.Tweet;
+import serbench.paged.Index;
 import serbench.paged.PageWriter;
 import serbench.tasks.Json;
 
@@ -113,7 +114,7 @@ class ReferenceBombTest {
         Path base = dir.resolve("bomb");
         try (PageWriter w = new PageWriter(base, 1 << 16, new IoTimer())) {
             w.push(out -> out.append(bytes, 0, bytes.length));
-            w.finish("tweet", "java_builtin", "java");
+            w.finish("tweet", "java_builtin", "java", Index.noRun());
         }
         JsonNode scan = new ObjectMapper().readTree("{\"id\":1,\"op\":\"scan\","
             + "\"model\":\"tweet\",\"method\":\"java_builtin\",\"depth\":\"materialize\","

@@ -22,6 +22,7 @@ import serbench.methods.MethodSpec;
 import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.model.TotalOrder;
+import serbench.paged.Index;
 import serbench.tasks.Checksum;
 import serbench.tasks.Json;
 import serbench.tasks.Tasks;
@@ -64,7 +65,8 @@ class EveryMethodTest {
             objects.add(vectors.get((i * 7) % vectors.size()));
         }
         Path input = dir.resolve("in");
-        Tasks.writeFile(method.codec(model), method, model, objects, input, P, new IoTimer());
+        Tasks.writeFile(method.codec(model), method, model, objects, input, P, Index.noRun(),
+            new IoTimer());
         Path output = Files.createDirectory(dir.resolve("out"));
         List<Object> sorted = new ArrayList<>(objects);
         sorted.sort((Comparator<Object>) TotalOrder.of(modelId));

@@ -138,7 +138,8 @@ class NetPagesTest {
         MethodSpec method = Registry.method("handcoded");
         List<Arrays> objects = objects();
         Path source = dir.resolve("source");
-        Tasks.writeFile(method.codec(ARRAYS), method, ARRAYS, objects, source, P, new IoTimer());
+        Tasks.writeFile(method.codec(ARRAYS), method, ARRAYS, objects, source, P, Index.noRun(),
+            new IoTimer());
         Link[] pair = links();
         Path base = dir.resolve("got");
         CompletableFuture<Object[]> got = receive(pair[1], base, method);

@@ -29,6 +29,7 @@ import serbench.model.Entry;
 import serbench.model.ModelType;
 import serbench.model.SparseVector;
 import serbench.model.TotalOrder;
+import serbench.paged.Index;
 import serbench.paged.PageReader;
 import serbench.tasks.Checksum;
 import serbench.tasks.Json;
@@ -61,7 +62,8 @@ class NodeTest {
         for (int i = 0; i < count; i++) {
             objects.add(vectors.get(i % vectors.size()));
         }
-        Tasks.writeFile(method.codec(model), method, model, objects, base, P, new IoTimer());
+        Tasks.writeFile(method.codec(model), method, model, objects, base, P, Index.noRun(),
+            new IoTimer());
         return objects;
     }
 

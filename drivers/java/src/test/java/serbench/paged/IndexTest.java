@@ -1,5 +1,6 @@
 package serbench.paged;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import serbench.Failure;
 import serbench.IoTimer;
+import serbench.Params;
 import serbench.Vectors;
 import serbench.methods.Handcoded;
 import serbench.model.ModelType;
@@ -33,7 +37,7 @@ class IndexTest {
         base = dir.resolve("part");
         List<Part> objects = Json.load(Vectors.jsonl("part"), part);
         Tasks.writeFile(Handcoded.SPEC.codec(part), Handcoded.SPEC, part, objects, base, 128,
-            new IoTimer());
+            Index.noRun(), new IoTimer());
     }
 
     private Failure open(Index.Expect expect) {
@@ -58,6 +62,30 @@ class IndexTest {
             for (long n = 0; n < ix.count; n++) {
                 assertTrue(ix.offset(n) + ix.length(n) <= 128 || ix.offset(n) == 0);
             }
+        }
+    }
+
+    /** The run stamp (PROTOCOL.md 4.2): 16 bytes at 104 from params.run_stamp, then 8 zero. */
+    @Test
+    void theRunStampIsWrittenAt104AndReadBack() throws Exception {
+        String hex = "5e4b0102030405060708090a0b0c0d0e";
+        byte[] stamp = new Params(Json.MAPPER.readTree("{\"run_stamp\": \"" + hex + "\"}"))
+            .runStamp();
+        assertEquals(hex, HexFormat.of().formatHex(stamp));
+        Tasks.writeFile(Handcoded.SPEC.codec(part), Handcoded.SPEC, part,
+            Json.load(Vectors.jsonl("part"), part), base, 128, stamp, new IoTimer());
+        byte[] header = Arrays.copyOf(Files.readAllBytes(PagedFile.index(base)), 128);
+        assertArrayEquals(stamp, Arrays.copyOfRange(header, 104, 120));
+        assertArrayEquals(new byte[8], Arrays.copyOfRange(header, 120, 128));
+        try (PageReader r = new PageReader(base, part(), new IoTimer(),
+                new PageReader.Buffer(false))) {
+            assertArrayEquals(stamp, r.index.runStamp);
+        }
+        assertArrayEquals(new byte[16], new Params(Json.MAPPER.readTree("{}")).runStamp());
+        for (String bad : new String[] {"\"5E4B0102030405060708090A0B0C0D0E\"", "\"5e4b\"", "7"}) {
+            Failure f = assertThrows(Failure.class, () -> new Params(
+                Json.MAPPER.readTree("{\"run_stamp\": " + bad + "}")).runStamp());
+            assertEquals("bad_request", f.kind);
         }
     }
 

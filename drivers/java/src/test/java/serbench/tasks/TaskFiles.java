@@ -8,6 +8,7 @@ import serbench.IoTimer;
 import serbench.Vectors;
 import serbench.methods.MethodSpec;
 import serbench.model.ModelType;
+import serbench.paged.Index;
 
 /** Small paged files for the task tests, written by the Java writer from the vectors. */
 final class TaskFiles {
@@ -22,7 +23,7 @@ final class TaskFiles {
             objects.add(vectors.get(i % vectors.size()));
         }
         Tasks.writeFile(method.codec(model), method, model, objects, base, pageSize,
-            new IoTimer());
+            Index.noRun(), new IoTimer());
         return objects;
     }
 
