@@ -181,7 +181,7 @@ public final class Ops {
             Path input = params.path("input");
             PageWriter.Counters c = Tasks.writeFile(codec(), method, model,
                 sink -> Json.each(input, model, sink), params.path("output"),
-                p == null ? Tasks.DEFAULT_PAGE_SIZE : p, new IoTimer());
+                p == null ? Tasks.DEFAULT_PAGE_SIZE : p, params.runStamp(), new IoTimer());
             ObjectNode r = Json.MAPPER.createObjectNode();
             ObjectNode counters = r.putObject("counters");
             counters.put("objects", c.objects());

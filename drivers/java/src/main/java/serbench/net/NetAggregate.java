@@ -11,6 +11,7 @@ import serbench.methods.MethodSpec;
 import serbench.model.Entry;
 import serbench.model.ModelType;
 import serbench.model.SparseVector;
+import serbench.paged.Index;
 import serbench.tasks.Checksum;
 import serbench.tasks.Json;
 import serbench.tasks.Tasks;
@@ -111,7 +112,8 @@ public final class NetAggregate implements NetTask {
                 packer.push(out -> codec.encode(total, out), parent, timer);
                 packer.finish(parent, timer).end(parent, pageSize, timer);
             } else {
-                Tasks.writeFile(codec, method, model, List.of(total), output, pageSize, timer);
+                Tasks.writeFile(codec, method, model, List.of(total), output, pageSize,
+                    Index.noRun(), timer); // read back validating
             }
             Outcome outcome = new Outcome(1, checksum);
             outcome.extra.put("entries", sum.entries.length);

@@ -116,7 +116,7 @@ public final class Receiver implements AutoCloseable {
         sync(data, dataPath);
         close();
         byte[] header = Index.header(pageSize, streamed.objects, pages, bytes,
-            entriesHash.finish(), model, method, writer);
+            entriesHash.finish(), model, method, writer, Index.noRun()); // no run: bytes received
         FileChannel index = open(indexPath);
         try {
             write(ByteBuffer.wrap(header), index, indexPath);

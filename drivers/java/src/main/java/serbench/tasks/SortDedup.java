@@ -47,7 +47,7 @@ public final class SortDedup implements Task {
     /** One sort's files, limits, and the model's order and footprint. */
     private record Sort<T>(Codec<T> codec, MethodSpec method, ModelType<T> model,
             Comparator<T> order, ToLongFunction<T> footprint, Path input, Path output,
-            long budget, int pageSize, IoTimer timer) {
+            long budget, int pageSize, byte[] runStamp, IoTimer timer) {
         /** Runs merged at once; capped so a huge budget cannot ask for more open files. */
         int fanIn() {
             return (int) Math.min(1 << 16, Math.max(2, budget / pageSize - 1));
@@ -99,12 +99,13 @@ public final class SortDedup implements Task {
         ToLongFunction<T> footprint = (ToLongFunction<T>) Footprint.of(model.id);
         Path input = params.path("input");
         int pageSize = p == null ? Tasks.DEFAULT_PAGE_SIZE : p;
+        byte[] runStamp = params.runStamp();
         long rssStart = Rss.start();
         List<MemoryPoolMXBean> heap = heapPools();
         heap.forEach(MemoryPoolMXBean::resetPeakUsage);
         Outcome o = reps.run(input, timer -> {
             Sort<T> sort = new Sort<>(codec, method, model, order, footprint, input, output,
-                budget, pageSize, timer);
+                budget, pageSize, runStamp, timer);
             long t0 = System.nanoTime();
             Runs runs = makeRuns(sort);
             long t1 = System.nanoTime();
@@ -182,7 +183,8 @@ public final class SortDedup implements Task {
             }
             chunk.clear();
             paths.add(path);
-            return w.finish(sort.model().id, sort.method().id(), Tasks.WRITER).bytes();
+            return w.finish(sort.model().id, sort.method().id(), Tasks.WRITER, sort.runStamp())
+                .bytes();
         }
     }
 
@@ -271,7 +273,7 @@ public final class SortDedup implements Task {
                 last = object;
             }
             PageWriter.Counters c = w.finish(sort.model().id, sort.method().id(),
-                Tasks.WRITER);
+                Tasks.WRITER, sort.runStamp());
             return new Merged(c.objects(), sequence.finish(), c.bytes());
         } finally {
             readers.forEach(PageReader::close);
