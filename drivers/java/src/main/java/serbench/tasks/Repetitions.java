@@ -22,9 +22,13 @@ import serbench.paged.PagedFile;
  * JIT was still changing from a steady one. With `warmup_max_ms`, warm-ups go on past both
  * while the JIT is still compiling, until the last QUIET_WINDOW_NS of warm-ups spent at most
  * QUIET_SHARE of their time compiling or warmup_max_ms has passed: each cell warms as long as
- * its own code needs, no longer. Those JIT-only warm-ups (thousands for a short read) are
- * summed into one `jit_warmup` summary instead of one sample each: a sample per repetition
- * cost more than the repetitions themselves.
+ * its own code needs, no longer. "Compiling" is judged twice: by the MXBean's finished
+ * compilations and by the compiler threads' CPU time (CompilerThreads), which also sees a
+ * compile still running, so a window between two long C2 compiles does not pass for quiet.
+ * A later cell of the same process whose code is already compiled is done after one window.
+ * Those JIT-only warm-ups (thousands for a short read) are summed into one `jit_warmup`
+ * summary instead of one sample each: a sample per repetition cost more than the
+ * repetitions themselves.
  *
  * A task's own per-repetition figures (`encode_ns`, `thread_ns`, ...) are given with
  * {@link #note} during the repetition and land in its sample, if it has one.
@@ -51,10 +55,12 @@ public final class Repetitions {
     /** The current repetition's own figures (note), and its time if the task sets it. */
     private final ObjectNode noted = Json.MAPPER.createObjectNode();
     private long timedNs = -1;
-    /** Recent warm-ups as {total_ns, jit_ms}, newest last: the window jitQuiet judges. */
+    /** Recent warm-ups as {total_ns, jit_ms, compiler_cpu_ns}, newest last: the window
+     *  jitQuiet judges. */
     private final ArrayDeque<long[]> recent = new ArrayDeque<>();
     private long windowNs;
     private long windowJitMs;
+    private long windowCompilerNs;
     private long quietCount;
     private long quietNs;
     private long quietJitMs;
@@ -131,6 +137,7 @@ public final class Repetitions {
         noted.removeAll();
         timedNs = -1;
         IoTimer timer = new IoTimer();
+        long compilerBefore = warmup ? CompilerThreads.cpuNs() : -1;
         long jitBefore = JIT == null ? 0 : JIT.getTotalCompilationTime();
         long start = System.nanoTime();
         R result = once.run(timer);
@@ -138,7 +145,7 @@ public final class Repetitions {
         long jitMs = JIT == null ? 0 : JIT.getTotalCompilationTime() - jitBefore;
         long total = timedNs >= 0 ? timedNs : elapsed;
         if (warmup) {
-            remember(total, jitMs);
+            remember(total, jitMs, compilerDelta(compilerBefore, CompilerThreads.cpuNs()));
         }
         if (sampled) {
             ObjectNode s = samples.addObject();
@@ -171,23 +178,38 @@ public final class Repetitions {
         return outcome;
     }
 
-    /** The JIT compiled for at most QUIET_SHARE of the last QUIET_WINDOW_NS of warm-ups. */
+    /** The JIT compiled for at most QUIET_SHARE of the last QUIET_WINDOW_NS of warm-ups,
+     *  by finished compilations and by its threads' CPU time. */
     private boolean jitQuiet() {
         if (JIT == null) {
             return true;  // nothing to wait for that this JVM can see
         }
-        return windowNs >= QUIET_WINDOW_NS && windowJitMs * 1_000_000L <= QUIET_SHARE * windowNs;
+        return quiet(windowNs, windowJitMs * 1_000_000L, windowCompilerNs);
+    }
+
+    /** A window of warm-ups long enough, with both compile figures within QUIET_SHARE. */
+    static boolean quiet(long windowNs, long jitNs, long compilerNs) {
+        double most = QUIET_SHARE * windowNs;
+        return windowNs >= QUIET_WINDOW_NS && jitNs <= most && compilerNs <= most;
+    }
+
+    /** Compiler-thread CPU between two readings; 0 where unknown or where a thread that
+     *  ended took its time with it. */
+    static long compilerDelta(long before, long after) {
+        return before < 0 || after < 0 ? 0 : Math.max(0, after - before);
     }
 
     /** A warm-up's figures into the window, dropping the oldest the window no longer needs. */
-    private void remember(long totalNs, long jitMs) {
-        recent.addLast(new long[] {totalNs, jitMs});
+    private void remember(long totalNs, long jitMs, long compilerNs) {
+        recent.addLast(new long[] {totalNs, jitMs, compilerNs});
         windowNs += totalNs;
         windowJitMs += jitMs;
+        windowCompilerNs += compilerNs;
         while (recent.size() > 1 && windowNs - recent.peekFirst()[0] >= QUIET_WINDOW_NS) {
             long[] oldest = recent.removeFirst();
             windowNs -= oldest[0];
             windowJitMs -= oldest[1];
+            windowCompilerNs -= oldest[2];
         }
     }
 

@@ -77,7 +77,8 @@ class MicroTest {
         p.put("buffer", "fresh");
         p.put("cold", false);
         p.put("warmups", 1);
-        p.put("warmup_max_ms", 5000);
+        // the compiler threads of a test JVM may stay busy: keep the bound short
+        p.put("warmup_max_ms", 1000);
         p.put("repetitions", 2);
         long started = System.nanoTime();
         JsonNode r = run(Registry.method("json"), ModelType.byId("trade"), Depth.MATERIALIZE,
@@ -100,7 +101,7 @@ class MicroTest {
         warmedNs += jit.get("total_ns").asLong();
         // a quiet window needs 100 ms of warm-ups; the maximum bounds them
         assertTrue(warmedNs >= 100_000_000L, "warm-ups took " + warmedNs + " ns");
-        assertTrue(elapsed < 5_000_000_000L + 2_000_000_000L, "took " + elapsed + " ns");
+        assertTrue(elapsed < 1_000_000_000L + 2_000_000_000L, "took " + elapsed + " ns");
     }
 
     private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,

@@ -1,0 +1,67 @@
+package serbench.tasks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/**
+ * CPU time of the JIT's compiler threads, from Linux's per-thread scheduler statistics. The
+ * CompilationMXBean counts a compilation only once it has finished, so a long C2 compile
+ * (hundreds of ms on a loaded 2-core machine) is invisible while it runs and lands whole in
+ * whatever repetition it ends in; its thread's CPU time shows it from the start. Only the
+ * warm-up's quiet test uses this; the samples' `jit_ms` stays the MXBean's figure.
+ */
+final class CompilerThreads {
+    private CompilerThreads() {}
+
+    private static final Path TASKS = Path.of("/proc/self/task");
+    static final boolean AVAILABLE = Files.isReadable(Path.of("/proc/self/schedstat"));
+    /** Whether each thread seen is a compiler thread, read once: a thread keeps its name,
+     *  and a short read warms up in thousands of repetitions, each reading this twice. */
+    private static final Map<Path, Boolean> COMPILER = new ConcurrentHashMap<>();
+
+    /** Summed on-CPU nanoseconds of the compiler threads alive now; -1 where the system
+     *  does not say (not Linux, or no scheduler statistics). A compiler thread that ends
+     *  takes its time with it: callers take a fall as no time. */
+    static long cpuNs() {
+        if (!AVAILABLE) {
+            return -1;
+        }
+        try (Stream<Path> threads = Files.list(TASKS)) {
+            return threads.filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler))
+                .mapToLong(CompilerThreads::runNs).sum();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** HotSpot names them "C1 CompilerThread0", "C2 CompilerThread1", ... ("comm" keeps
+     *  15 characters). */
+    static boolean isCompilerName(String comm) {
+        return comm.matches("C[12] CompilerThre.*");
+    }
+
+    /** The first field of a schedstat line: time spent on a CPU, ns. */
+    static long firstField(String schedstat) {
+        return Long.parseLong(schedstat.trim().split("\\s+")[0]);
+    }
+
+    private static boolean isCompiler(Path thread) {
+        try {
+            return isCompilerName(Files.readString(thread.resolve("comm")).trim());
+        } catch (IOException e) {
+            return false;  // the thread ended while listed
+        }
+    }
+
+    private static long runNs(Path thread) {
+        try {
+            return firstField(Files.readString(thread.resolve("schedstat")));
+        } catch (IOException e) {
+            return 0;  // ended while listed: its time no longer counts either way
+        }
+    }
+}
