@@ -330,8 +330,8 @@ def test_a_worker_killed_mid_cell_fails_it_naming_the_host_and_leaves_no_node(
         started: list = []
         real_start = placement.start
 
-        def remember(name, driver):
-            node = real_start(name, driver)
+        def remember(name, driver, token):
+            node = real_start(name, driver, token)
             started.append(node)
             return node
         placement.start = remember

@@ -2,7 +2,8 @@
 as the harness runs them (Rust's: tests/test_network.py): every net_fetch variant checked per
 repetition and read back through the language's validating scan, the 7-node sum and
 sort-merge against the harness's own totals, a plan whose network cells all verify ok; a peer
-speaking another method refused and a node killed mid-cell named. Mixed cells (a Rust client
+speaking another method refused and a node killed mid-cell named; strangers without the
+cell's token refused by every language's node while its cell still runs. Mixed cells (a Rust client
 fetching from the language's servers and the reverse, Rust leaves under its tree) show the
 bytes on the wire are one paged format. A language whose driver is not built is skipped (the
 mixed cells also need the Rust driver)."""
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
 import threading
 import time
 from dataclasses import replace
@@ -25,7 +28,8 @@ from serbench.network import cell as cell_module
 from serbench.network.aggregate import Aggregate
 from serbench.network.cell import NetCell, NetFailure, run_cell
 from serbench.network.fetch import Fetch, scan_problem
-from serbench.network.placement import LocalPlacement
+from serbench.network.placement import TOKEN_ENV, LocalPlacement
+from serbench.network.wire import _HEADER, ERROR, HELLO, MAGIC
 from serbench.network.sort_merge import SortMerge
 from serbench.results import Results
 
@@ -242,6 +246,88 @@ def test_a_server_killed_mid_run_fails_the_cell_naming_it(language, parts, tmp_p
     assert failure.value.node == "server1"
     assert "node server1 died (killed by signal 9)" in str(failure.value)
     assert placement.nodes == []
+
+
+def knock(address: str, hello: dict) -> tuple[socket.socket, str]:
+    """A stranger's connection that has sent `hello`, and its own address as the node sees it."""
+    host, port = address.rsplit(":", 1)
+    sock = socket.create_connection((host, int(port)), timeout=10)
+    payload = MAGIC + json.dumps(hello).encode()
+    sock.sendall(_HEADER.pack(len(payload), HELLO) + payload)
+    return sock, "%s:%d" % sock.getsockname()[:2]
+
+
+def answer(sock: socket.socket) -> tuple[int, dict, bytes]:
+    """The node's one frame to a stranger (kind, JSON), then what follows it (the close)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    sock.close()
+    length, kind = _HEADER.unpack_from(data)
+    return kind, json.loads(data[_HEADER.size:_HEADER.size + length]), \
+        data[_HEADER.size + length:]
+
+
+class Knocked(LocalPlacement):
+    """Loopback nodes each knocked on by strangers before the harness connects: a control hello
+    without a token and one with a wrong token; `strangers` keeps their sockets and addresses."""
+
+    def __init__(self):
+        super().__init__()
+        self.strangers: list[tuple[str, str, socket.socket, str]] = []  # node, said, sock, from
+        self.started = []
+
+    def launch(self, index, name, driver, token):
+        node = super().launch(index, name, driver, token)
+        self.started.append(node)
+        # the token is in the node's environment, not on its command line (`ps` shows that)
+        proc = Path("/proc") / str(node.proc.pid)
+        assert token.encode() not in (proc / "cmdline").read_bytes()
+        assert f"{TOKEN_ENV}={token}".encode() in (proc / "environ").read_bytes()
+        self.knock(node, "control", {})
+        return node
+
+    def knock(self, node, role: str, speaks: dict) -> None:
+        for said, token in (("no token", None), ("wrong token", "0" * 32)):
+            hello = {"role": role, "from": "stranger", **speaks,
+                     **({"token": token} if token else {})}
+            self.strangers.append((node.name, said, *knock(node.address, hello)))
+
+
+@pytest.mark.parametrize("language", ["rust", "java", "cpp"])
+def test_strangers_without_the_cells_token_are_refused_and_the_cell_still_runs(
+        language, parts, tmp_path, monkeypatch):
+    """Before the harness connects, and again while server0 waits for its client (data hellos
+    of the cell's own task and method), strangers are refused by name and the cell runs."""
+    driver = node(language)
+    cell = fetch_cell(language, parts, tmp_path, "handcoded", "disk")
+    placement = Knocked()
+    real = cell_module.setup_message
+
+    def knocking_on_server0(c, spec):  # the harness's control links are all made by now
+        if spec.name == "server0":
+            speaks = {k: getattr(c, k) for k in ("task", "method", "model", "variant")}
+            [server0] = [n for n in placement.started if n.name == "server0"]
+            placement.knock(server0, "data", speaks)
+        return real(c, spec)
+
+    monkeypatch.setattr(cell_module, "setup_message", knocking_on_server0)
+    run = run_cell(Fetch(), cell, placement, {language: driver})
+    assert [r["client"]["objects"] for r in run.reports] == [120] * 3
+    assert len(placement.strangers) == 2 * 3 + 2
+    for name, said, sock, stranger in placement.strangers:
+        kind, error, rest = answer(sock)
+        assert (kind, error, rest) == (ERROR, {"kind": "network",
+                                               "message": f"peer {stranger}: {said}"}, b"")
+    logs = {n.name: n.stderr_tail() for n in placement.started}
+    for name, said, _, stranger in placement.strangers:
+        assert f"listen: refused a connection: peer {stranger}: {said}\n" in logs[name]
+    # and a node given no token does not start
+    env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+    alone = subprocess.run([str(driver), "listen", "--address", "127.0.0.1:0"], env=env,
+                           capture_output=True, timeout=60)
+    assert alone.returncode != 0 and alone.stdout == b""
+    assert f"{TOKEN_ENV} is empty or not set".encode() in alone.stderr
 
 
 def mixed_fetches() -> list[tuple[str, str, str, str]]:

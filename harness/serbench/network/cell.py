@@ -9,6 +9,7 @@ given, which node's report times the cell, and what each repetition's reports mu
 """
 from __future__ import annotations
 
+import secrets
 import select
 import time
 from dataclasses import dataclass, field
@@ -79,18 +80,25 @@ class CellRun:
     reports: list[dict[str, dict]] = field(default_factory=list)
 
 
+def new_token() -> str:
+    """A fresh secret per cell (128 bits): its nodes admit only connections presenting it."""
+    return secrets.token_hex(16)
+
+
 def run_cell(task: NetTask, cell: NetCell, placement, drivers: dict[str, Path]) -> CellRun:
     specs = task.nodes(cell)
+    token = new_token()
     nodes: dict[str, NodeProcess] = {}
     links: dict[str, ControlLink] = {}
     try:
         for spec in specs:
             if spec.language not in drivers:
                 raise NetFailure(f"node {spec.name}: no {spec.language} driver is built")
-            nodes[spec.name] = placement.start(spec.name, drivers[spec.language])
+            nodes[spec.name] = placement.start(spec.name, drivers[spec.language], token)
         placement.wired([(spec.name, peer) for spec in specs for peer in spec.dial])
         for spec in specs:
-            links[spec.name] = ControlLink(spec.name, nodes[spec.name].address, cell.timeout_s)
+            links[spec.name] = ControlLink(spec.name, nodes[spec.name].address, token,
+                                           cell.timeout_s)
         run = Exchange(links, nodes, cell.timeout_s)
         run.each({s.name: setup_message(cell, s) for s in specs}, "prepared")
         run.each({s.name: {"op": "connect", "accept": s.accept,

@@ -30,7 +30,9 @@ removes their copy of the work directory and `Cluster.close` the copied inputs a
 end.
 
 Security: a `tls://` scheduler address with the plan's (or environment's) certificate files
-passed to Dask's `Security`; see the README's cluster section for what is exposed.
+passed to Dask's `Security`. Each cell's token travels to the workers as an argument of
+`worker_start` (over Dask's comm, encrypted with tls://) and reaches the node in its
+environment; see the README's cluster section for what is exposed.
 """
 from __future__ import annotations
 
@@ -83,13 +85,15 @@ def _driver_on_worker(relative: str) -> str:
     return str(path if path.is_absolute() else REPO / path)
 
 
-async def worker_start(key: str, name: str, driver: str, lease_s: float,
+async def worker_start(key: str, name: str, driver: str, lease_s: float, token: str,
                        dask_worker=None) -> dict:
+    """Starts a node under its lease; `token` came as an argument through Dask's comm (TLS
+    with a tls:// cluster) and reaches the node in its environment, as on one machine."""
     host = _worker_host(dask_worker)
     command = [sys.executable, "-m", "serbench.network.lease", f"{lease_s:g}", "--",
                _driver_on_worker(driver), "listen", "--address", f"{_bracket(host)}:0"]
     loop = asyncio.get_running_loop()
-    node = await loop.run_in_executor(None, lambda: start_listening(name, command,
+    node = await loop.run_in_executor(None, lambda: start_listening(name, command, token,
                                                                     stdin=subprocess.PIPE))
     _NODES[key] = node
     return {"address": node.address, "pid": node.proc.pid}
@@ -568,7 +572,7 @@ class DaskPlacement(Placement):
         self.private: dict[str, Worker] = {}  # address -> a worker not sharing the work dir
         self.work: Path | None = None
 
-    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
+    def launch(self, index: int, name: str, driver: Path, token: str) -> NodeProcess:
         workers, per = self.cluster.workers, self.cluster.settings.nodes_per_worker
         if index >= len(workers) * per:
             raise ClusterError(
@@ -578,7 +582,7 @@ class DaskPlacement(Placement):
                 f"per worker (cluster_nodes_per_worker): worker #{index // per + 1} is missing")
         worker = workers[index // per]
         key = f"{name}-{secrets.token_hex(6)}"
-        answer = self.cluster.run(worker_start, key, name, _relative(driver), LEASE_S,
+        answer = self.cluster.run(worker_start, key, name, _relative(driver), LEASE_S, token,
                                   workers=[worker.address],
                                   timeout_s=START_TIMEOUT_S)[worker.address]
         if isinstance(answer, Exception):

@@ -140,10 +140,10 @@ class NamespaceNetwork:
                                f"{sender.stderr.strip() or 'no data arrived'}")
         return received["bits"]
 
-    def start(self, index: int, name: str, driver: Path) -> NodeProcess:
+    def start(self, index: int, name: str, driver: Path, token: str) -> NodeProcess:
         ns = self.namespace(index)
         return start_listening(name, ["ip", "netns", "exec", ns, str(driver), "listen",
-                                      "--address", f"{self.address(index)}:0"])
+                                      "--address", f"{self.address(index)}:0"], token)
 
     def describe(self) -> dict:
         return {"network": "namespaces", "shaped": self.rate_bit is not None,
@@ -268,5 +268,5 @@ class NamespacePlacement(Placement):
     def describe(self) -> dict:
         return self.network.describe()
 
-    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
-        return self.network.start(index, name, driver)
+    def launch(self, index: int, name: str, driver: Path, token: str) -> NodeProcess:
+        return self.network.start(index, name, driver, token)

@@ -4,10 +4,14 @@ in network namespaces or on Dask workers is another placement, not another runne
 
 `LocalPlacement` starts every node as a child process on loopback, each in its own session
 (its whole process group is killed on teardown, also when the cell fails).
+
+Every node gets its cell's token in its environment (TOKEN_ENV), never on its command line,
+which other users see (`ps`); it admits only connections presenting it (PROTOCOL.md 10.2).
 """
 from __future__ import annotations
 
 import json
+import os
 from abc import ABC, abstractmethod
 import queue
 import subprocess
@@ -19,6 +23,7 @@ from pathlib import Path
 from ..driver import _kill_group, _StderrTail
 
 ADDRESS_TIMEOUT_S = 30.0
+TOKEN_ENV = "SERBENCH_NODE_TOKEN"
 
 
 class PlacementError(RuntimeError):
@@ -59,12 +64,15 @@ class NodeProcess:
         _kill_group(self.proc)
 
 
-def start_listening(name: str, command: list[str], stdin=subprocess.DEVNULL) -> NodeProcess:
-    """Starts `command` (a driver's `listen`) and waits for the first stdout line, the JSON
-    object that names the bound address (`stdin`: a Dask worker holds a pipe, the lease)."""
+def start_listening(name: str, command: list[str], token: str,
+                    stdin=subprocess.DEVNULL) -> NodeProcess:
+    """Starts `command` (a driver's `listen`) with the cell's `token` in its environment and
+    waits for the first stdout line, the JSON object that names the bound address (`stdin`: a
+    Dask worker holds a pipe, the lease)."""
     try:
         proc = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True,
+                                env={**os.environ, TOKEN_ENV: token})
     except OSError as exc:
         raise PlacementError(f"node {name}: cannot start {command[0]}: {exc}") from None
     stderr = _StderrTail(proc.stderr)
@@ -90,8 +98,9 @@ class Placement(ABC):
         self.nodes: list[NodeProcess] = []
 
     @abstractmethod
-    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
-        """Starts node `index` of the cell, named `name`, running `driver`'s listen."""
+    def launch(self, index: int, name: str, driver: Path, token: str) -> NodeProcess:
+        """Starts node `index` of the cell, named `name`, running `driver`'s listen with the
+        cell's `token`."""
 
     @abstractmethod
     def describe(self) -> dict:
@@ -114,8 +123,8 @@ class Placement(ABC):
         placement whose links are not its own measures them here (each namespace's link is
         measured when made)."""
 
-    def start(self, name: str, driver: Path) -> NodeProcess:
-        node = self.launch(len(self.nodes), name, driver)
+    def start(self, name: str, driver: Path, token: str) -> NodeProcess:
+        node = self.launch(len(self.nodes), name, driver, token)
         self.nodes.append(node)
         return node
 
@@ -137,5 +146,6 @@ class LocalPlacement(Placement):
     def describe(self) -> dict:
         return {"network": "loopback", "shaped": False, "delay_emulated": False}
 
-    def launch(self, index: int, name: str, driver: Path) -> NodeProcess:
-        return start_listening(name, [str(driver), "listen", "--address", f"{self.host}:0"])
+    def launch(self, index: int, name: str, driver: Path, token: str) -> NodeProcess:
+        return start_listening(name, [str(driver), "listen", "--address", f"{self.host}:0"],
+                               token)

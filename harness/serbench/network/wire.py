@@ -19,7 +19,7 @@ class WireError(RuntimeError):
 class ControlLink:
     """One control connection to one node; every message is a JSON object."""
 
-    def __init__(self, node: str, address: str, timeout_s: float):
+    def __init__(self, node: str, address: str, token: str, timeout_s: float):
         host, port = address.rsplit(":", 1)
         self.node = node
         try:
@@ -27,7 +27,8 @@ class ControlLink:
         except OSError as exc:
             raise WireError(f"node {node}: cannot connect to {address}: {exc}") from exc
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self._send(HELLO, MAGIC + json.dumps({"role": "control", "from": "harness"}).encode())
+        self._send(HELLO, MAGIC + json.dumps({"role": "control", "from": "harness",
+                                              "token": token}).encode())
 
     def send(self, message: dict) -> None:
         self._send(CONTROL, json.dumps(message).encode())

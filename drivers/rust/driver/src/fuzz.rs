@@ -296,6 +296,7 @@ fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     let hello = crate::net::wire::Hello {
         role: "data".into(),
         from: "leaf-0".into(),
+        token: "5eed".repeat(8),
         speaks: ["net_fetch", "handcoded", "customer", ""].map(String::from),
     };
     let mut frame = vec![0, 0];

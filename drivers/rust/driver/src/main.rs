@@ -6,7 +6,7 @@ use std::thread;
 
 use serbench_driver::info::info;
 use serbench_driver::memory::Counting;
-use serbench_driver::net::listen;
+use serbench_driver::net::{listen, node::TOKEN_ENV};
 use serbench_driver::serve::serve;
 
 /// Every method materializes into the same allocator; mimalloc is what a tuned data system
@@ -42,9 +42,11 @@ fn main() -> ExitCode {
         }
         Some("listen") => match listen_address() {
             Some(address) => {
+                // the cell's token comes from the environment, never the command line
+                let token = std::env::var(TOKEN_ENV).unwrap_or_default();
                 let node = thread::Builder::new()
                     .stack_size(STACK_BYTES)
-                    .spawn(move || listen(&address, io::stdout().lock()));
+                    .spawn(move || listen(&address, &token, io::stdout().lock()));
                 match node.map(|handle| handle.join()) {
                     Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
                     Ok(Ok(Err(failure))) => {

@@ -2,6 +2,8 @@
 //! harness's control connection, then `setup` → `prepared`, `connect` → `ready`, and per
 //! repetition `go` → `report`, until `shutdown`. Any failure is sent to the harness and to
 //! every peer (so they stop at once instead of timing out), and the node exits non-zero.
+//! Only connections whose hello carries the cell's token are admitted (PROTOCOL.md 10.2): a
+//! stranger is refused, logged and forgotten, and the node keeps waiting for its peer.
 
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 use serbench_model::{hex64, ModelId, ModelType};
 use serde_json::{json, Value};
 
-use super::wire::{peer_failure, recv_hello, FrameKind, Hello, Link};
+use super::wire::{peer_failure, recv_hello, same_token, FrameKind, Hello, Link};
 use super::{run_net_task, Links, Role, Setup};
 use crate::methods::Codec;
 use crate::protocol::{Failure, Kind};
@@ -23,20 +25,33 @@ const CONTROL_WAIT: Duration = Duration::from_secs(60);
 /// How long a node waits for the harness's next message (a harness that dies closes the
 /// connection, which the node sees at once; this bounds only a harness that hangs).
 const CONTROL_IDLE: Duration = Duration::from_secs(3600);
+/// How long a fresh connection may take to send its hello: a silent stranger holds the node
+/// this long at most (a peer sends its hello as soon as it has connected).
+const HELLO_WAIT: Duration = Duration::from_secs(5);
+/// The environment variable that gives a node its cell's token (never the command line,
+/// which other users see).
+pub const TOKEN_ENV: &str = "SERBENCH_NODE_TOKEN";
 
 /// A node between setup and shutdown: its listener, the harness's connection, its name and
 /// what it speaks.
 pub struct Node {
     listener: TcpListener,
     control: Link,
+    token: String,
     name: String,
     speaks: [String; 4],
     peer_timeout: Duration,
 }
 
-/// `listen --address HOST:PORT`: runs one node until the harness says `shutdown` (Ok) or
-/// anything fails (the failure, already reported to the harness when it could be).
-pub fn listen(address: &str, mut stdout: impl Write) -> Result<(), Failure> {
+/// `listen --address HOST:PORT`: runs one node, which admits only connections presenting
+/// `token`, until the harness says `shutdown` (Ok) or anything fails (the failure, already
+/// reported to the harness when it could be).
+pub fn listen(address: &str, token: &str, mut stdout: impl Write) -> Result<(), Failure> {
+    if token.is_empty() {
+        return Err(Failure::bad_request(format!(
+            "{TOKEN_ENV} is empty or not set: a node admits only peers presenting its cell's token"
+        )));
+    }
     let listener = TcpListener::bind(address)
         .map_err(|e| Failure::bad_request(format!("cannot listen on {address}: {e}")))?;
     let bound = listener.local_addr().map_err(internal)?;
@@ -48,10 +63,11 @@ pub fn listen(address: &str, mut stdout: impl Write) -> Result<(), Failure> {
     )
     .and_then(|()| stdout.flush())
     .map_err(internal)?;
-    let control = accept_control(&listener)?;
+    let control = accept_control(&listener, token)?;
     let mut node = Node {
         listener,
         control,
+        token: token.to_string(),
         name: String::new(),
         speaks: Default::default(),
         peer_timeout: CONTROL_WAIT,
@@ -67,14 +83,55 @@ fn internal(e: io::Error) -> Failure {
     Failure::new(Kind::Internal, e.to_string())
 }
 
-fn accept_control(listener: &TcpListener) -> Result<Link, Failure> {
-    let (stream, from) = accept_until(listener, Instant::now() + CONTROL_WAIT, "the harness")?;
-    let mut link = Link::new(format!("harness at {from}"), stream, CONTROL_IDLE)?;
-    let hello = recv_hello(&mut link, &IoTimer::default())?;
+fn accept_control(listener: &TcpListener, token: &str) -> Result<Link, Failure> {
+    let deadline = Instant::now() + CONTROL_WAIT;
+    let (mut link, hello) = accept_admitted(listener, deadline, "the harness", token)?;
+    link.peer = format!("harness at {}", link.peer);
     if hello.role != "control" {
         return Err(peer_failure(&link.peer, "dialed before the harness did"));
     }
+    link.set_timeout(CONTROL_IDLE)?;
     Ok(link)
+}
+
+/// Accepts connections until one is admitted with `token` (before `deadline`).
+fn accept_admitted(
+    listener: &TcpListener,
+    deadline: Instant,
+    whom: &str,
+    token: &str,
+) -> Result<(Link, Hello), Failure> {
+    loop {
+        let (stream, from) = accept_until(listener, deadline, whom)?;
+        if let Some(admitted) = admit(stream, from, token) {
+            return Ok(admitted);
+        }
+    }
+}
+
+/// A fresh connection whose hello (within HELLO_WAIT) carries `token`, else None: the
+/// stranger gets an error frame naming its address, the node one line on stderr, and the
+/// connection is closed.
+fn admit(stream: TcpStream, from: SocketAddr, token: &str) -> Option<(Link, Hello)> {
+    let admitted = Link::new(from.to_string(), stream, HELLO_WAIT).and_then(|mut link| {
+        let hello = recv_hello(&mut link, &IoTimer::default())
+            .and_then(|hello| hello.check_token(token, &link.peer).map(|()| hello));
+        match hello {
+            Ok(hello) => Ok((link, hello)),
+            Err(refusal) => {
+                link.send_error(&refusal);
+                Err(refusal)
+            }
+        }
+    });
+    admitted
+        .map_err(|refusal| {
+            eprintln!(
+                "serbench-rust listen: refused a connection: {}",
+                refusal.message
+            )
+        })
+        .ok()
 }
 
 fn accept_until(
@@ -275,16 +332,20 @@ impl Node {
         Hello {
             role: "data".into(),
             from: self.name.clone(),
+            token: self.token.clone(),
             speaks: self.speaks.clone(),
         }
     }
 
     fn accept_peer(&mut self, deadline: Instant) -> Result<Link, Failure> {
-        let (stream, from) =
-            accept_until(&self.listener, deadline, "a peer the harness announced")?;
-        let mut link = Link::new(from.to_string(), stream, self.peer_timeout)?;
+        let (mut link, hello) = accept_admitted(
+            &self.listener,
+            deadline,
+            "a peer the harness announced",
+            &self.token,
+        )?;
+        link.set_timeout(self.peer_timeout)?;
         let timer = IoTimer::default();
-        let hello = recv_hello(&mut link, &timer)?;
         let checked = if hello.role != "data" {
             Err(peer_failure(
                 &link.peer,
@@ -315,6 +376,106 @@ fn dial(name: &str, address: &str, me: &Hello, timeout: Duration) -> Result<Link
     let timer = IoTimer::default();
     link.send(FrameKind::Hello, &[&me.to_payload()], &timer)?;
     let answer = recv_hello(&mut link, &timer)?;
+    if !same_token(&answer.token, &me.token) {
+        return Err(peer_failure(name, "answered without this cell's token"));
+    }
     answer.check_speaks(&me.speaks, name)?;
     Ok(link)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+    use std::sync::mpsc;
+
+    use super::*;
+    use crate::net::wire::Payload;
+
+    const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    /// The node's stdout, handed to the test as it is written.
+    struct Printed(mpsc::Sender<u8>);
+
+    impl Write for Printed {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            for b in bytes {
+                let _ = self.0.send(*b); // the test stops reading after the address line
+            }
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A node listening on loopback with `TOKEN`, its address and its end.
+    fn node() -> (String, thread::JoinHandle<Result<(), Failure>>) {
+        let (sender, printed) = mpsc::channel();
+        let node = thread::spawn(move || listen("127.0.0.1:0", TOKEN, Printed(sender)));
+        let line: Vec<u8> = printed.iter().take_while(|b| *b != b'\n').collect();
+        let line: Value = serde_json::from_slice(&line).unwrap();
+        (line["address"].as_str().unwrap().to_string(), node)
+    }
+
+    /// A connection to the node that has sent a control hello carrying `token`.
+    fn knock(address: &str, token: &str) -> Link {
+        let stream = TcpStream::connect(address).unwrap();
+        let mut link = Link::new("node".into(), stream, Duration::from_secs(5)).unwrap();
+        let hello = Hello {
+            role: "control".into(),
+            from: "harness".into(),
+            token: token.into(),
+            speaks: Default::default(),
+        };
+        link.send(
+            FrameKind::Hello,
+            &[&hello.to_payload()],
+            &IoTimer::default(),
+        )
+        .unwrap();
+        link
+    }
+
+    #[test]
+    fn strangers_are_refused_and_the_harness_still_gets_in() {
+        let (address, node) = node();
+        for (token, said) in [("", "no"), ("0123456789abcdef0123456789abcdeF", "wrong")] {
+            let e = knock(&address, token)
+                .recv(&mut Payload::default(), &IoTimer::default())
+                .unwrap_err();
+            assert!(
+                e.message
+                    .starts_with("peer node: failed: network: peer 127.0.0.1:")
+                    && e.message.ends_with(&format!(": {said} token")),
+                "{e}"
+            );
+            assert!(!e.message.contains(TOKEN));
+        }
+        let mut garbage = TcpStream::connect(&address).unwrap();
+        garbage.write_all(b"GET /").unwrap(); // a header of an unknown kind, 47
+        let mut answer = Vec::new();
+        garbage.read_to_end(&mut answer).unwrap();
+        assert!(String::from_utf8_lossy(&answer).contains("unknown frame kind"));
+        // the harness is admitted after them all: its next message reaches the node
+        let mut harness = knock(&address, TOKEN);
+        harness
+            .send_json(
+                FrameKind::Control,
+                &json!({"op": "go"}),
+                &IoTimer::default(),
+            )
+            .unwrap();
+        let e = harness
+            .recv(&mut Payload::default(), &IoTimer::default())
+            .unwrap_err();
+        assert!(e.message.contains("expected setup"), "{e}");
+        assert!(node.join().unwrap().is_err());
+    }
+
+    #[test]
+    fn a_node_without_a_token_does_not_start() {
+        let e = listen("127.0.0.1:0", "", Vec::new()).unwrap_err();
+        assert!(e.message.contains("SERBENCH_NODE_TOKEN"), "{e}");
+    }
 }

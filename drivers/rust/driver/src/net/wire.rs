@@ -1,7 +1,7 @@
 //! The wire between nodes and between the harness and a node (PROTOCOL.md section 10): frames
 //! of `u32 length | u8 kind | payload`, a hard maximum frame size checked before anything is
-//! allocated, and a handshake that names both ends' task, method and model, so a node refuses
-//! a peer speaking anything else.
+//! allocated, and a handshake that carries the run's token and names both ends' task, method
+//! and model, so a node refuses a stranger and a peer speaking anything else.
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;
@@ -18,6 +18,9 @@ use crate::timing::IoTimer;
 pub const MAX_FRAME: usize = 64 << 20;
 /// The first bytes of every hello: anything else on a fresh connection is not a serbench peer.
 pub const MAGIC: &[u8; 8] = b"SERBNET1";
+/// The largest hello payload a node reads from a fresh connection: a stranger's declared
+/// length above it is refused before anything is allocated.
+pub const MAX_HELLO: usize = 4096;
 pub const HEADER: usize = 5;
 
 /// What a frame carries.
@@ -100,6 +103,14 @@ impl Link {
         })
     }
 
+    /// How long a read or write may block from now on.
+    pub fn set_timeout(&mut self, timeout: Duration) -> Result<(), Failure> {
+        self.stream
+            .set_read_timeout(Some(timeout))
+            .and_then(|()| self.stream.set_write_timeout(Some(timeout)))
+            .map_err(|e| peer_failure(&self.peer, e))
+    }
+
     /// Sends one frame whose payload is the concatenation of `parts`.
     pub fn send(
         &mut self,
@@ -143,11 +154,27 @@ impl Link {
     /// Receives one frame into `payload` (reused; resized to the frame's length). An error
     /// frame from the peer becomes the failure it names.
     pub fn recv(&mut self, payload: &mut Payload, timer: &IoTimer) -> Result<FrameKind, Failure> {
+        self.recv_at_most(MAX_FRAME, payload, timer)
+    }
+
+    /// As `recv`, refusing a declared length above `max` before reading the payload.
+    fn recv_at_most(
+        &mut self,
+        max: usize,
+        payload: &mut Payload,
+        timer: &IoTimer,
+    ) -> Result<FrameKind, Failure> {
         let mut header = [0u8; HEADER];
         timer
             .time(|| self.stream.read_exact(&mut header))
             .map_err(|e| self.read_failure(e))?;
         let (kind, len) = parse_header(header, &self.peer)?;
+        if len > max {
+            return Err(peer_failure(
+                &self.peer,
+                format!("a {kind:?} frame of {len} bytes exceeds its maximum {max}"),
+            ));
+        }
         let into = payload.fill(len);
         timer
             .time(|| self.stream.read_exact(into))
@@ -252,6 +279,8 @@ pub struct Hello {
     pub role: String,
     /// The speaker's node name (the harness: `harness`).
     pub from: String,
+    /// The cell's secret: a node admits only connections whose hello carries its own.
+    pub token: String,
     /// task, method, model and variant: a data peer must match all four.
     pub speaks: [String; 4],
 }
@@ -259,8 +288,8 @@ pub struct Hello {
 impl Hello {
     pub fn to_payload(&self) -> Vec<u8> {
         let [task, method, model, variant] = &self.speaks;
-        let body = json!({"role": self.role, "from": self.from, "task": task, "method": method,
-                          "model": model, "variant": variant});
+        let body = json!({"role": self.role, "from": self.from, "token": self.token,
+                          "task": task, "method": method, "model": model, "variant": variant});
         let mut out = MAGIC.to_vec();
         out.extend(serde_json::to_vec(&body).expect("serializes"));
         out
@@ -281,8 +310,22 @@ impl Hello {
         Ok(Hello {
             role: text("role"),
             from: text("from"),
+            token: text("token"),
             speaks: ["task", "method", "model", "variant"].map(text),
         })
+    }
+
+    /// Checks the hello's token against this node's in constant time; the refusal names the
+    /// connection's address `from`, never a token.
+    pub fn check_token(&self, mine: &str, from: &str) -> Result<(), Failure> {
+        let what = if self.token.is_empty() {
+            "no token"
+        } else if same_token(&self.token, mine) {
+            return Ok(());
+        } else {
+            "wrong token"
+        };
+        Err(peer_failure(from, what))
     }
 
     /// Checks a data peer's hello against what this node speaks.
@@ -302,10 +345,21 @@ impl Hello {
     }
 }
 
-/// Reads a fresh connection's first frame, which must be a hello.
+/// Whether two tokens are equal, in a time that depends on their lengths only (a stranger
+/// timing the answers learns nothing of the token's bytes).
+pub fn same_token(theirs: &str, mine: &str) -> bool {
+    let (a, b) = (theirs.as_bytes(), mine.as_bytes());
+    let differ = a
+        .iter()
+        .zip(b)
+        .fold(a.len() ^ b.len(), |d, (x, y)| d | usize::from(x ^ y));
+    std::hint::black_box(differ) == 0
+}
+
+/// Reads a fresh connection's first frame, which must be a hello of at most `MAX_HELLO` bytes.
 pub fn recv_hello(link: &mut Link, timer: &IoTimer) -> Result<Hello, Failure> {
     let mut payload = Payload::default();
-    let kind = link.recv(&mut payload, timer)?;
+    let kind = link.recv_at_most(MAX_HELLO, &mut payload, timer)?;
     if kind != FrameKind::Hello {
         return Err(peer_failure(
             &link.peer,
@@ -337,6 +391,7 @@ mod tests {
         Hello {
             role: "data".into(),
             from: "leaf0".into(),
+            token: "0123456789abcdef0123456789abcdef".into(),
             speaks: ["net_fetch", "handcoded", "part", "disk"].map(String::from),
         }
     }
@@ -432,6 +487,38 @@ mod tests {
         );
         let e = Hello::parse(b"SERBNET1[1]", "p").unwrap_err();
         assert!(e.message.contains("JSON object"), "{e}");
+    }
+
+    #[test]
+    fn only_the_same_token_passes_and_a_refusal_names_the_address_not_the_token() {
+        let h = hello();
+        assert!(h.check_token(&h.token, "10.0.0.5:4711").is_ok());
+        for (theirs, said) in [
+            ("", "no"),
+            ("0123456789abcdef0123456789abcdeF", "wrong"),
+            ("0123456789abcdef", "wrong"),
+            ("x", "wrong"),
+        ] {
+            let e = Hello {
+                token: theirs.into(),
+                ..hello()
+            }
+            .check_token(&h.token, "10.0.0.5:4711")
+            .unwrap_err();
+            assert_eq!(e.kind, Kind::Network);
+            assert_eq!(e.message, format!("peer 10.0.0.5:4711: {said} token"));
+        }
+        assert!(same_token("ab", "ab") && !same_token("ab", "abc") && !same_token("", "a"));
+    }
+
+    #[test]
+    fn a_hello_longer_than_its_maximum_is_refused_unread() {
+        let (mut a, mut raw) = pair();
+        let mut header = ((MAX_HELLO + 1) as u32).to_le_bytes().to_vec();
+        header.push(FrameKind::Hello as u8);
+        raw.write_all(&header).unwrap();
+        let e = recv_hello(&mut a, &IoTimer::default()).unwrap_err();
+        assert!(e.message.contains("exceeds its maximum 4096"), "{e}");
     }
 
     #[test]

@@ -35,8 +35,10 @@ public final class Main {
                 return;
             case "listen/3":
                 if (args[1].equals("--address")) {
-                    // one node of a network cell; every failure is reported before the exit
-                    System.exit(serbench.net.Node.listen(args[2], out));
+                    // one node of a network cell; every failure is reported before the exit.
+                    // The cell's token comes from the environment, never the command line.
+                    System.exit(serbench.net.Node.listen(args[2],
+                        System.getenv(serbench.net.Node.TOKEN_ENV), out));
                 }
                 usage();
                 return;

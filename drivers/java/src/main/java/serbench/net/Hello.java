@@ -2,6 +2,8 @@ package serbench.net;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.List;
 import serbench.Failure;
@@ -10,16 +12,17 @@ import serbench.tasks.Json;
 
 /**
  * What one end of a connection says it is (PROTOCOL.md 10.2): `control` (the harness) or
- * `data` (a peer node), its name, and the task, method, model and variant it speaks; a data
- * peer must match all four.
+ * `data` (a peer node), its name, the task, method, model and variant it speaks (a data peer
+ * must match all four) and the cell's token (a node admits only hellos carrying its own).
  */
-public record Hello(String role, String from, List<String> speaks) {
+public record Hello(String role, String from, List<String> speaks, String token) {
     public static final List<String> FIELDS = List.of("task", "method", "model", "variant");
 
     public byte[] toPayload() {
         ObjectNode body = Json.MAPPER.createObjectNode();
         body.put("role", role);
         body.put("from", from);
+        body.put("token", token);
         for (int i = 0; i < FIELDS.size(); i++) {
             body.put(FIELDS.get(i), speaks.get(i));
         }
@@ -37,7 +40,27 @@ public record Hello(String role, String from, List<String> speaks) {
         }
         ObjectNode body = Wire.jsonObject(Arrays.copyOfRange(payload, m, payload.length), peer);
         return new Hello(body.path("role").asText(""), body.path("from").asText(""),
-            FIELDS.stream().map(f -> body.path(f).asText("")).toList());
+            FIELDS.stream().map(f -> body.path(f).asText("")).toList(),
+            body.path("token").asText(""));
+    }
+
+    /**
+     * The token must equal `mine` (compared in constant time); the failure names the
+     * connection's address `from`, never a token.
+     */
+    public void checkToken(String mine, String from) throws Failure {
+        if (token.isEmpty()) {
+            throw Wire.peerFailure(from, "no token");
+        }
+        if (!sameToken(token, mine)) {
+            throw Wire.peerFailure(from, "wrong token");
+        }
+    }
+
+    /** Whether two tokens are equal, in a time that depends on their lengths only. */
+    public static boolean sameToken(String theirs, String mine) {
+        return MessageDigest.isEqual(theirs.getBytes(StandardCharsets.UTF_8),
+            mine.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Checks a data peer's hello against what this node speaks, naming the first difference. */
@@ -54,10 +77,10 @@ public record Hello(String role, String from, List<String> speaks) {
         link.send(FrameKind.HELLO, timer, ByteBuffer.wrap(toPayload()));
     }
 
-    /** Reads a fresh connection's first frame, which must be a hello. */
+    /** Reads a fresh connection's first frame, which must be a hello of at most MAX_HELLO. */
     public static Hello receive(Link link, IoTimer timer) throws Failure {
         Payload payload = new Payload(false);
-        if (link.recv(payload, timer) != FrameKind.HELLO) {
+        if (link.recv(payload, timer, Wire.MAX_HELLO) != FrameKind.HELLO) {
             throw Wire.peerFailure(link.peer, "not a serbench peer (its first frame is no hello)");
         }
         return parse(payload.copy(), link.peer);

@@ -23,7 +23,7 @@ public final class Link implements AutoCloseable {
     private final SocketChannel channel;
     private final Selector selector;
     private final SelectionKey key;
-    private final long timeoutNs;
+    private long timeoutNs;
     private final ByteBuffer header = ByteBuffer.allocate(Wire.HEADER);
     public long bytesSent;
     public long bytesReceived;
@@ -68,14 +68,29 @@ public final class Link implements AutoCloseable {
         send(kind, timer, ByteBuffer.wrap(Wire.json(value)));
     }
 
+    /** How long a read or write may block from now on. */
+    public void setTimeout(long timeoutMs) {
+        timeoutNs = timeoutMs * 1_000_000L;
+    }
+
     /** Receives one frame into `payload`; an error frame from the peer becomes its failure. */
     public FrameKind recv(Payload payload, IoTimer timer) throws Failure {
+        return recv(payload, timer, Wire.MAX_FRAME);
+    }
+
+    /** As `recv`, refusing a declared length above `max` before the payload is read. */
+    FrameKind recv(Payload payload, IoTimer timer, int max) throws Failure {
         long t0 = System.nanoTime();
         Wire.Header h;
         try {
             header.clear();
             readFully(header);
             h = Wire.parseHeader(header, peer);
+            if (h.length() > max) {
+                throw Wire.peerFailure(peer, "a " + h.kind().name().toLowerCase(
+                    java.util.Locale.ROOT) + " frame of " + h.length()
+                    + " bytes exceeds its maximum " + max);
+            }
             readFully(payload.fill(h.length()));
         } finally {
             timer.since(t0);

@@ -29,36 +29,54 @@ import serbench.tasks.Rss;
  * harness's control connection, then `setup` → `prepared`, `connect` → `ready`, and per
  * repetition `go` → `report`, until `shutdown`. Any failure, whatever throwable it was, is
  * sent to the harness and to every peer (so they stop at once instead of timing out), and the
- * node exits non-zero.
+ * node exits non-zero. Only connections whose hello carries the cell's token are admitted: a
+ * stranger is refused and logged, and the node keeps waiting for its peer.
  */
 public final class Node {
     /** How long a node waits for the harness to connect. */
     static final long CONTROL_WAIT_MS = 60_000;
     /** How long it waits for the harness's next message (a dead harness closes at once). */
     static final long CONTROL_IDLE_MS = 3_600_000;
+    /**
+     * How long a fresh connection may take to send its hello: a silent stranger holds the
+     * node this long at most (a peer sends its hello as soon as it has connected).
+     */
+    static final long HELLO_WAIT_MS = 5_000;
+    /** The environment variable that gives a node its cell's token (never the command line). */
+    public static final String TOKEN_ENV = "SERBENCH_NODE_TOKEN";
 
     private final ServerSocketChannel listener;
     private final Selector accepting;
+    private final String token;
     private Link control;
     private String name = "";
     private List<String> speaks = List.of("", "", "", "");
     private long peerTimeoutMs = CONTROL_WAIT_MS;
     private Links links = new Links();
 
-    private Node(ServerSocketChannel listener) throws IOException {
+    private Node(ServerSocketChannel listener, String token) throws IOException {
         this.listener = listener;
+        this.token = token;
         listener.configureBlocking(false);
         accepting = Selector.open();
         listener.register(accepting, SelectionKey.OP_ACCEPT);
     }
 
-    /** `listen --address HOST:PORT`: runs one node; its exit status (0 after shutdown). */
-    public static int listen(String address, PrintStream out) {
+    /**
+     * `listen --address HOST:PORT`: runs one node, which admits only connections presenting
+     * `token`; its exit status (0 after shutdown, 1 without a token).
+     */
+    public static int listen(String address, String token, PrintStream out) {
+        if (token == null || token.isEmpty()) {
+            System.err.println("serbench-java listen: " + TOKEN_ENV + " is empty or not set: a "
+                + "node admits only peers presenting its cell's token");
+            return 1;
+        }
         Node node;
         try {
             ServerSocketChannel listener = ServerSocketChannel.open();
             listener.bind(parseAddress(address));
-            node = new Node(listener);
+            node = new Node(listener, token);
             InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
             ObjectNode hello = Json.MAPPER.createObjectNode();
             hello.put("address", format(bound));
@@ -103,6 +121,10 @@ public final class Node {
             throw Failure.badRequest("'" + address + "' is not HOST:PORT");
         }
         String host = address.substring(0, colon).replace("[", "").replace("]", "");
+        if (host.isEmpty()) {
+            // a node listens only where it is told: no host is no address
+            throw Failure.badRequest("'" + address + "' names no host");
+        }
         try {
             return new InetSocketAddress(host, Integer.parseInt(address.substring(colon + 1)));
         } catch (IllegalArgumentException e) {
@@ -116,14 +138,52 @@ public final class Node {
     }
 
     private Link acceptControl() throws Failure {
-        SocketChannel channel = accept(System.nanoTime() + CONTROL_WAIT_MS * 1_000_000L,
+        Admitted a = acceptAdmitted(System.nanoTime() + CONTROL_WAIT_MS * 1_000_000L,
             "the harness");
-        Link link = new Link("harness at " + remote(channel), channel, CONTROL_IDLE_MS);
-        Hello hello = Hello.receive(link, new IoTimer());
-        if (!hello.role().equals("control")) {
-            throw Wire.peerFailure(link.peer, "dialed before the harness did");
+        a.link.peer = "harness at " + a.link.peer;
+        if (!a.hello.role().equals("control")) {
+            throw Wire.peerFailure(a.link.peer, "dialed before the harness did");
         }
-        return link;
+        a.link.setTimeout(CONTROL_IDLE_MS);
+        return a.link;
+    }
+
+    /** A connection whose hello carried this node's token, and that hello. */
+    private record Admitted(Link link, Hello hello) {}
+
+    /** Accepts connections until one is admitted (before `deadline`). */
+    private Admitted acceptAdmitted(long deadline, String whom) throws Failure {
+        while (true) {
+            Admitted a = admit(accept(deadline, whom));
+            if (a != null) {
+                return a;
+            }
+        }
+    }
+
+    /**
+     * The connection if its hello (within HELLO_WAIT_MS) carries this node's token, else
+     * null: the stranger gets an error frame naming its address, stderr one line, and the
+     * connection is closed.
+     */
+    private Admitted admit(SocketChannel channel) {
+        Link link = null;
+        try {
+            link = new Link(remote(channel), channel, HELLO_WAIT_MS);
+            Hello hello = Hello.receive(link, new IoTimer());
+            hello.checkToken(token, link.peer);
+            return new Admitted(link, hello);
+        } catch (Failure refusal) {
+            System.err.println("serbench-java listen: refused a connection: "
+                + refusal.getMessage());
+            if (link != null) {
+                link.sendError(refusal);
+                link.close();
+            } else {
+                closeQuietly(channel);
+            }
+            return null;
+        }
     }
 
     private SocketChannel accept(long deadline, String whom) throws Failure {
@@ -142,6 +202,14 @@ public final class Node {
             }
         } catch (IOException e) {
             throw Failure.internal("accepting " + whom + ": " + e);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // a stranger's connection: nothing more to do with it
         }
     }
 
@@ -262,7 +330,7 @@ public final class Node {
             }
             dials.add(new String[] {peer.get("name").asText(), peer.get("address").asText()});
         }
-        Hello me = new Hello("data", name, speaks);
+        Hello me = new Hello("data", name, speaks, token);
         Links made = new Links();
         links = made; // a failure from here on is sent to whoever is connected already
         Callable<List<Link>> dialing = () -> {
@@ -291,10 +359,11 @@ public final class Node {
     }
 
     private Link acceptPeer(long deadline, Hello me) throws Failure {
-        SocketChannel channel = accept(deadline, "a peer the harness announced");
-        Link link = new Link(remote(channel), channel, peerTimeoutMs);
+        Admitted a = acceptAdmitted(deadline, "a peer the harness announced");
+        Link link = a.link;
+        Hello hello = a.hello;
+        link.setTimeout(peerTimeoutMs);
         IoTimer timer = new IoTimer();
-        Hello hello = Hello.receive(link, timer);
         try {
             if (!hello.role().equals("data")) {
                 throw Wire.peerFailure(link.peer, "a '" + hello.role()
@@ -329,6 +398,9 @@ public final class Node {
         IoTimer timer = new IoTimer();
         me.send(link, timer);
         Hello answer = Hello.receive(link, timer);
+        if (!Hello.sameToken(answer.token(), me.token())) {
+            throw Wire.peerFailure(name, "answered without this cell's token");
+        }
         answer.checkSpeaks(me.speaks(), name);
         return link;
     }

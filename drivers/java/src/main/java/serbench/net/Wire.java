@@ -20,6 +20,8 @@ public final class Wire {
     public static final int HEADER = 5;
     /** The first bytes of every hello: anything else is not a serbench peer. */
     public static final byte[] MAGIC = "SERBNET1".getBytes(StandardCharsets.US_ASCII);
+    /** The largest hello a fresh connection may send: longer is refused from its header. */
+    public static final int MAX_HELLO = 4096;
 
     /** A frame header: its kind and payload length. */
     public record Header(FrameKind kind, int length) {}

@@ -119,8 +119,31 @@ class FrameTest {
     }
 
     @Test
+    void aHelloLongerThanItsMaximumIsRefusedUnread() throws Exception {
+        Link a = pair(5_000);
+        write(new byte[] {(byte) 0x01, 0x10, 0, 0, 1}); // 4097 bytes, kind hello
+        Failure e = assertThrows(Failure.class, () -> Hello.receive(a, new IoTimer()));
+        assertEquals("peer server: a hello frame of 4097 bytes exceeds its maximum 4096",
+            e.getMessage());
+    }
+
+    @Test
+    void onlyTheSameTokenPassesAndARefusalNamesTheAddress() throws Exception {
+        String token = "0123456789abcdef0123456789abcdef";
+        List<String> speaks = List.of("net_fetch", "handcoded", "part", "disk");
+        new Hello("data", "leaf0", speaks, token).checkToken(token, "10.0.0.5:4711");
+        for (String[] c : new String[][] {{"", "no token"}, {token.toUpperCase(), "wrong token"},
+                {token.substring(1), "wrong token"}}) {
+            Failure e = assertThrows(Failure.class, () -> new Hello("data", "leaf0", speaks,
+                c[0]).checkToken(token, "10.0.0.5:4711"));
+            assertEquals("peer 10.0.0.5:4711: " + c[1], e.getMessage());
+        }
+    }
+
+    @Test
     void helloesRoundTripAndAMismatchIsNamed() throws Exception {
-        Hello h = new Hello("data", "leaf0", List.of("net_fetch", "handcoded", "part", "disk"));
+        Hello h = new Hello("data", "leaf0", List.of("net_fetch", "handcoded", "part", "disk"),
+            "0123456789abcdef0123456789abcdef");
         assertEquals(h, Hello.parse(h.toPayload(), "x"));
         Failure e = assertThrows(Failure.class, () -> h.checkSpeaks(
             List.of("net_fetch", "json", "part", "disk"), "127.0.0.1:9"));
@@ -140,7 +163,8 @@ class FrameTest {
     @Test
     void aHelloSentOverASocketIsReceived() throws Exception {
         Link a = pair(5_000);
-        Hello h = new Hello("data", "leaf0", List.of("net_fetch", "handcoded", "part", "disk"));
+        Hello h = new Hello("data", "leaf0", List.of("net_fetch", "handcoded", "part", "disk"),
+            "0123456789abcdef0123456789abcdef");
         h.send(new Link("a", raw, 5_000), new IoTimer());
         assertEquals(h, Hello.receive(a, new IoTimer()));
     }

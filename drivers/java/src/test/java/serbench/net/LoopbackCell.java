@@ -27,6 +27,9 @@ final class LoopbackCell implements AutoCloseable {
     /** One node: its name, setup and whom it dials (by name), how many dial it. */
     record Spec(String name, String role, ObjectNode params, List<String> dial, int accept) {}
 
+    /** The cell's token, which every node is started with and every hello carries. */
+    static final String TOKEN = "0123456789abcdef0123456789abcdef";
+
     private final Map<String, Spec> specs = new LinkedHashMap<>();
     private final Map<String, Link> control = new LinkedHashMap<>();
     private final Map<String, String> addresses = new LinkedHashMap<>();
@@ -46,7 +49,7 @@ final class LoopbackCell implements AutoCloseable {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
         int[] exit = {-1};
-        Thread t = new Thread(() -> exit[0] = Node.listen("127.0.0.1:0", out), spec.name());
+        Thread t = new Thread(() -> exit[0] = Node.listen("127.0.0.1:0", TOKEN, out), spec.name());
         t.setDaemon(true);
         t.start();
         threads.add(t);
@@ -62,8 +65,18 @@ final class LoopbackCell implements AutoCloseable {
         addresses.put(spec.name(), address);
         SocketChannel c = SocketChannel.open(Node.parseAddress(address));
         Link link = new Link(spec.name(), c, 20_000);
-        new Hello("control", "harness", List.of("", "", "", "")).send(link, new IoTimer());
+        new Hello("control", "harness", List.of("", "", "", ""), TOKEN).send(link,
+            new IoTimer());
         control.put(spec.name(), link);
+    }
+
+    /** A connection to `name` that has sent a data hello of this cell carrying `token`. */
+    Link knock(String name, String token) throws Exception {
+        Link link = new Link(name, SocketChannel.open(Node.parseAddress(addresses.get(name))),
+            5_000);
+        List<String> speaks = Hello.FIELDS.stream().map(f -> cell.path(f).asText()).toList();
+        new Hello("data", "stranger", speaks, token).send(link, new IoTimer());
+        return link;
     }
 
     /** Setup and connect every node; the answers each sends. */

@@ -257,6 +257,33 @@ class NodeTest {
     }
 
     @Test
+    void strangersAreRefusedAndTheCellStillRuns(@TempDir Path dir) throws Exception {
+        MethodSpec method = Registry.method("handcoded");
+        Path input = dir.resolve("part");
+        write(method, model("part"), 10, input);
+        try (LoopbackCell cell = new LoopbackCell("net_fetch", "handcoded", "part", "disk")) {
+            cell.add(new LoopbackCell.Spec("server0", "server", params()
+                .put("input", input.toString()).put("start", 0).put("n", 10), List.of(), 1));
+            // in the server's queue before its client: it accepts them first
+            Map<String, Link> strangers = Map.of("no token", cell.knock("server0", ""),
+                "wrong token", cell.knock("server0", LoopbackCell.TOKEN.toUpperCase()));
+            cell.add(new LoopbackCell.Spec("client", "client", params()
+                .put("output", dir.toString()).put("page_size", P), List.of("server0"), 0));
+            cell.wire();
+            assertEquals(10, cell.go(0).get("client").get("objects").asLong());
+            cell.shutdown();
+            for (Map.Entry<String, Link> s : strangers.entrySet()) {
+                Failure e = assertThrows(Failure.class, () -> s.getValue().recv(
+                    new Payload(false), new IoTimer()));
+                assertTrue(e.getMessage().matches("peer server0: failed: network: peer "
+                    + "127\\.0\\.0\\.1:\\d+: " + s.getKey()), e.getMessage());
+            }
+        }
+        assertEquals(1, Node.listen("127.0.0.1:0", "", new java.io.PrintStream(
+            java.io.OutputStream.nullOutputStream())));
+    }
+
+    @Test
     void aSetupItCannotRunIsReportedNotThrown(@TempDir Path dir) throws Exception {
         try (LoopbackCell cell = new LoopbackCell("net_aggregate", "handcoded", "part", "")) {
             cell.add(new LoopbackCell.Spec("root0", "tree", params()
