@@ -228,6 +228,26 @@ def test_cluster_cells_name_their_hosts_and_measured_links(tmp_path):
     assert hosts["w1 (alpha)"] == ["cluster cpu", "2", "8,192 MiB", "6.1.0-test", "client",
                                    "0.94 Gbit/s"]
     assert hosts["w2 (beta)"][5] == "—"  # measured from w1 only
+    # one node per host: nothing to add up
+    assert not [b for b in fetch.blocks if isinstance(b, Table) and "summed" in b.title]
+
+
+def test_a_host_running_several_nodes_of_a_cell_has_them_summed(tmp_path):
+    path = tmp_path / "results.duckdb"
+    alpha = cluster_host("w1", "alpha", 2)
+    placed = {"network": "cluster", "hosts": {"client": alpha, "server0": alpha}}
+    with Results(path) as results:
+        results.begin_run(RUN, "network", "[[group]]", 42, PROVENANCE, {})
+        results.add_cell(RUN, replace(BASE, cell_id=1), ok(2.0, 15_000, **placed))
+        results.finish_run(RUN, "complete")
+    fetch = next(c for s in build_sections(load_run(path, RUN)) for c in s.children
+                 if c.id == "net_fetch-part")
+    [summed] = [b for b in fetch.blocks if isinstance(b, Table) and "summed" in b.title]
+    assert summed.title == "net_fetch · part: cluster hosts at n = 50, their nodes summed"
+    # client (0.5 ms cpu, 1.5 ms io, 14 B out, 15,000 B in) and server0 (0 cpu, 1 ms io,
+    # 15,000 B out, 7 B in) on w1
+    assert [r.values[1:] for r in summed.rows] == [
+        ["w1 (alpha)", "client, server0", "0.5", "2.5", "14.7 KiB", "14.7 KiB", "0 B"]]
 
 
 def test_one_machine_cells_have_no_host_column_or_hosts_table(sections):

@@ -4,8 +4,9 @@ bytes any one node received, at that node's measured link rate: no task can fini
 and the time as a multiple of it, so a reader sees whether the network or the work bound the
 task; the same request by every language's nodes side by side (one column per language);
 then each node's cpu / io split (on a cluster, with the host it ran on), so the bottleneck
-node is visible; on a cluster, its hosts and the link rates measured between them; for an
-aggregation swept over density, its time against density."""
+node is visible; on a cluster, its hosts and the link rates measured between them, and where
+a cell put several nodes on one host, their figures summed per host; for an aggregation swept
+over density, its time against density."""
 from __future__ import annotations
 
 from .blocks import Row, Table
@@ -108,7 +109,7 @@ def net_views(tm) -> list:
     at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
     if at_n:
         blocks.append(node_table(tm, at_n))
-    blocks += hosts_views(tm, measured)
+    blocks += hosts_views(tm, measured) + host_sums_views(tm, at_n)
     return blocks
 
 
@@ -159,6 +160,36 @@ def hosts_views(tm, measured: list) -> list:
                   "as the placement checked it before timing, and the rates measured from it "
                   "to the hosts it was paired with (lowest–highest over the cells). The node "
                   "table names each node's host: its figures are that host's.")]
+
+
+def host_sums_views(tm, at_n: list) -> list:
+    """Where a cell placed several nodes on one host (cluster_nodes_per_worker > 1), each
+    host's nodes summed per implementation at n: what that host did for the cell."""
+    rows, shared = [], False
+    for s, c in at_n:
+        placed: dict[str, list[str]] = {}
+        for node in sorted(c.nodes):
+            if node_host(c, node):
+                placed.setdefault(node_host(c, node), []).append(node)
+        shared |= any(len(names) > 1 for names in placed.values())
+        for host, names in sorted(placed.items()):
+            def total(key: str) -> int:
+                return sum(c.nodes[n].get(key, 0) for n in names)
+            rows.append(Row([s.label, host, ", ".join(names), _ms(total("cpu_ns")),
+                             _ms(total("io_ns")), byte_size(total("bytes_sent")),
+                             byte_size(total("bytes_received")),
+                             byte_size(total("peak_rss_bytes"))]))
+    if not shared:
+        return []
+    return [Table(f"{tm.task} · {tm.model}: cluster hosts at n = {tm.n:,}, their nodes summed",
+                  ["implementation", "host", "nodes", "cpu ms", "io ms (sockets, files)", "sent",
+                   "received", "peak RSS (sum)"], rows,
+                  "A host that ran several nodes of a cell (cluster_nodes_per_worker > 1): its "
+                  "nodes' figures added up. Its nodes ran at once, so their io times overlap; "
+                  "bytes are counted at each node, so bytes between two nodes of one host "
+                  "count as sent and as received though they never left it; the peak RSS is "
+                  "the sum of the nodes' peaks, an upper bound on the host's.",
+                  numeric=frozenset(range(3, 8)))]
 
 
 def _rate_range(rates: list) -> str:
