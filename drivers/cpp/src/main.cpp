@@ -3,6 +3,7 @@
 //   serbench-cpp serve   JSON requests on stdin, one response per line on stdout
 //   serbench-cpp listen --address HOST:PORT   one node of a network cell (PROTOCOL.md 10)
 
+#include <cstdlib>
 #include <iostream>
 #include <string_view>
 
@@ -14,7 +15,9 @@ int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);
   const std::string_view command = argc >= 2 ? argv[1] : "";
   if (command == "listen" && argc == 4 && std::string_view(argv[2]) == "--address") {
-    return serbench::net::listen(argv[3], std::cout);
+    // the cell's token comes from the environment, never the command line
+    const char* token = std::getenv(serbench::net::kTokenEnv);
+    return serbench::net::listen(argv[3], token ? token : "", std::cout);
   }
   if (command == "info") {
     std::cout << serbench::info().dump() << '\n';

@@ -98,6 +98,15 @@ std::pair<int, std::string> accept_until(int listener, uint64_t deadline_ns, std
   }
 }
 
+// Accepts connections until one is admitted with `token` (before `deadline_ns`).
+std::pair<Link, Hello> accept_admitted(int listener, uint64_t deadline_ns, std::string_view whom,
+                                       std::string_view token) {
+  for (;;) {
+    auto [fd, from] = accept_until(listener, deadline_ns, whom);
+    if (auto admitted = admit(fd, from, token)) return std::move(*admitted);
+  }
+}
+
 Link dial(const std::string& name, const std::string& address, const Hello& me,
           uint64_t timeout_ms) {
   addrinfo* found = resolve(address, false);
@@ -124,7 +133,11 @@ Link dial(const std::string& name, const std::string& address, const Hello& me,
   IoTimer timer;
   const std::string payload = me.payload();
   link.send(FrameKind::hello, {as_bytes(payload)}, timer);
-  recv_hello(link, timer).check_speaks(me.speaks, name);
+  const Hello answer = recv_hello(link, timer);
+  if (!same_token(answer.token, me.token)) {
+    throw PeerFailure(name, "answered without this cell's token");
+  }
+  answer.check_speaks(me.speaks, name);
   return link;
 }
 
@@ -134,6 +147,22 @@ std::string params_text(const JsonObject& setup) {
 }
 
 }  // namespace
+
+std::optional<std::pair<Link, Hello>> admit(int fd, const std::string& from,
+                                            std::string_view token) {
+  std::optional<Link> link;
+  try {
+    link.emplace(from, fd, kHelloWaitMs);
+    IoTimer ignored;
+    Hello hello = recv_hello(*link, ignored);
+    hello.check_token(token, from);
+    return std::pair{std::move(*link), std::move(hello)};
+  } catch (const PeerFailure& refusal) {
+    std::cerr << "serbench-cpp listen: refused a connection: " << refusal.message() << std::endl;
+    if (link) link->send_error(refusal);
+    return std::nullopt;
+  }
+}
 
 Depth Setup::depth_or_materialize() const {
   return depth.empty() ? Depth::materialize : parse_depth(depth);
@@ -169,7 +198,7 @@ Setup Node::read_setup() {
   return s;
 }
 
-Hello Node::hello() const { return Hello{"data", name_, speaks_}; }
+Hello Node::hello() const { return Hello{"data", name_, speaks_, token_}; }
 
 void Node::drive(Role& role) {
   IoTimer ignored;
@@ -280,11 +309,12 @@ Links Node::connect() {
 }
 
 Link Node::accept_peer(uint64_t deadline_ns) {
-  auto [fd, from] = accept_until(listener_, deadline_ns, "a peer the harness announced");
-  Link link(from, fd, peer_timeout_ms_);
+  auto admitted = accept_admitted(listener_, deadline_ns, "a peer the harness announced", token_);
+  Link link = std::move(admitted.first);
+  const Hello& theirs = admitted.second;
+  link.set_timeout(peer_timeout_ms_);
   IoTimer timer;
   try {
-    const Hello theirs = recv_hello(link, timer);
     if (theirs.role != "data") {
       throw PeerFailure(link.peer, "a '" + theirs.role + "' hello on a data connection");
     }
@@ -301,10 +331,18 @@ Link Node::accept_peer(uint64_t deadline_ns) {
 
 // ---- listen -------------------------------------------------------------------------------
 
-int listen(std::string_view address, std::ostream& out) {
+int listen(std::string_view address, std::string_view token, std::ostream& out) {
   ::signal(SIGPIPE, SIG_IGN);
   int listener = -1;
   try {
+    if (token.empty()) {
+      throw bad_request(std::string(kTokenEnv) + " is empty or not set: a node admits only " +
+                        "peers presenting its cell's token");
+    }
+    if (split_address(address).first.empty()) {
+      // an empty host would bind every interface: a node listens only where it is told
+      throw bad_request("cannot listen on " + std::string(address) + ": no host");
+    }
     addrinfo* found = resolve(address, true);
     if (!found) throw bad_request("cannot listen on " + std::string(address) + ": no such address");
     int error = 0;
@@ -339,13 +377,12 @@ int listen(std::string_view address, std::ostream& out) {
 
   std::optional<Node> node;
   try {
-    auto [fd, from] = accept_until(listener, now_ns() + kControlWaitMs * 1'000'000, "the harness");
-    Link control("harness at " + from, fd, kControlIdleMs);
-    IoTimer ignored;
-    if (recv_hello(control, ignored).role != "control") {
-      throw PeerFailure(control.peer, "dialed before the harness did");
-    }
-    node.emplace(listener, std::move(control));
+    auto [control, hello] = accept_admitted(listener, now_ns() + kControlWaitMs * 1'000'000,
+                                            "the harness", token);
+    control.peer = "harness at " + control.peer;
+    if (hello.role != "control") throw PeerFailure(control.peer, "dialed before the harness did");
+    control.set_timeout(kControlIdleMs);
+    node.emplace(listener, std::move(control), std::string(token));
     listener = -1;
     const Setup setup = node->read_setup();
     const NetTask* task = nullptr;

@@ -2,7 +2,9 @@
 // One node of a network cell (PROTOCOL.md 10.1, 10.4): `listen` binds, prints its address,
 // takes the harness's control connection, then answers `setup` with `prepared`, `connect`
 // with `ready` and every `go` with a report, until `shutdown`. Any failure is sent to the
-// harness and to every peer as an error frame, and the node exits non-zero.
+// harness and to every peer as an error frame, and the node exits non-zero. Only connections
+// whose hello carries the cell's token are admitted: a stranger is refused and logged, and the
+// node keeps waiting for its peer.
 //
 // Two axes, as for the single-machine tasks: each network task is one file here (fetch.cpp,
 // ...), generic over the method and the model; tasks.cpp lists them once and the registry's
@@ -58,9 +60,23 @@ class Role {
   virtual Outcome repetition(Links& links, IoTimer& timer) = 0;
 };
 
+// The environment variable that gives a node its cell's token (never the command line, which
+// other users see).
+inline constexpr const char* kTokenEnv = "SERBENCH_NODE_TOKEN";
+// How long a fresh connection may take to send its hello: a silent stranger holds the node
+// this long at most (a peer sends its hello as soon as it has connected).
+inline constexpr uint64_t kHelloWaitMs = 5000;
+
+// A fresh connection `fd` from address `from` whose hello (within kHelloWaitMs) carries
+// `token`, with that hello; else nullopt: the stranger got an error frame naming its address,
+// stderr one line, and `fd` is closed.
+std::optional<std::pair<Link, Hello>> admit(int fd, const std::string& from,
+                                            std::string_view token);
+
 class Node {
  public:
-  Node(int listener, Link control) : listener_(listener), control_(std::move(control)) {}
+  Node(int listener, Link control, std::string token)
+      : listener_(listener), control_(std::move(control)), token_(std::move(token)) {}
   ~Node();
   Node(const Node&) = delete;
 
@@ -79,14 +95,16 @@ class Node {
 
   int listener_;
   Link control_;
+  std::string token_;
   std::string name_;
   std::array<std::string, 4> speaks_;
   uint64_t peer_timeout_ms_ = 30000;
 };
 
-// `listen --address HOST:PORT`: runs one node until shutdown (0) or a failure (non-zero,
-// reported to the harness first when it could be).
-int listen(std::string_view address, std::ostream& out);
+// `listen --address HOST:PORT`: runs one node, which admits only connections presenting
+// `token`, until shutdown (0) or a failure (non-zero, reported to the harness first when it
+// could be). An empty token refuses to start.
+int listen(std::string_view address, std::string_view token, std::ostream& out);
 
 // The network tasks this driver's nodes run (info.net_tasks).
 std::vector<std::string_view> net_tasks();

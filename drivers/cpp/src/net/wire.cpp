@@ -6,6 +6,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <rapidjson/document.h>
@@ -232,10 +233,23 @@ void Link::read_exact(uint8_t* into, std::size_t n, IoTimer& timer) {
   });
 }
 
-FrameKind Link::recv(Bytes& payload, IoTimer& timer) {
+void Link::set_timeout(uint64_t timeout_ms) {
+  timeval tv{time_t(timeout_ms / 1000), suseconds_t(timeout_ms % 1000 * 1000)};
+  if (setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0 ||
+      setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) {
+    throw PeerFailure(peer, std::strerror(errno));
+  }
+}
+
+FrameKind Link::recv(Bytes& payload, IoTimer& timer, std::size_t max) {
   std::array<uint8_t, kFrameHeader> header;
   read_exact(header.data(), header.size(), timer);
   const auto [kind, len] = parse_header(header, peer);
+  if (len > max) {
+    throw PeerFailure(peer, "a " + std::string(frame_kind_name(kind)) + " frame of " +
+                                std::to_string(len) + " bytes exceeds its maximum " +
+                                std::to_string(max));
+  }
   payload.clear();
   payload.resize(len);
   read_exact(payload.data(), len, timer);
@@ -280,6 +294,7 @@ std::string Hello::payload() const {
   std::string out(kMagic);
   out += Json::object({{"role", role},
                        {"from", from},
+                       {"token", token},
                        {"task", speaks[0]},
                        {"method", speaks[1]},
                        {"model", speaks[2]},
@@ -296,7 +311,8 @@ Hello Hello::parse(std::span<const uint8_t> payload, std::string_view peer) {
   const JsonObject body = JsonObject::parse(payload.subspan(kMagic.size()), peer);
   return Hello{body.str("role"),
                body.str("from"),
-               {body.str("task"), body.str("method"), body.str("model"), body.str("variant")}};
+               {body.str("task"), body.str("method"), body.str("model"), body.str("variant")},
+               body.str("token")};
 }
 
 void Hello::check_speaks(const std::array<std::string, 4>& mine, std::string_view peer) const {
@@ -309,9 +325,23 @@ void Hello::check_speaks(const std::array<std::string, 4>& mine, std::string_vie
   }
 }
 
+void Hello::check_token(std::string_view mine, std::string_view from) const {
+  if (token.empty()) throw PeerFailure(from, "no token");
+  if (!same_token(token, mine)) throw PeerFailure(from, "wrong token");
+}
+
+bool same_token(std::string_view theirs, std::string_view mine) {
+  std::size_t differ = theirs.size() ^ mine.size();
+  for (std::size_t i = 0; i < std::min(theirs.size(), mine.size()); ++i) {
+    differ |= std::size_t(uint8_t(theirs[i]) ^ uint8_t(mine[i]));
+  }
+  // keeps the compiler from ending the loop at the first difference
+  return *static_cast<volatile std::size_t*>(&differ) == 0;
+}
+
 Hello recv_hello(Link& link, IoTimer& timer) {
   Bytes payload;
-  if (link.recv(payload, timer) != FrameKind::hello) {
+  if (link.recv(payload, timer, kMaxHello) != FrameKind::hello) {
     throw PeerFailure(link.peer, "not a serbench peer (its first frame is no hello)");
   }
   return Hello::parse({payload.data(), payload.size()}, link.peer);

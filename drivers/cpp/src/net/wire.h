@@ -2,7 +2,8 @@
 // The wire of PROTOCOL.md 10.2: every byte between nodes, and between the harness and a node,
 // is a frame `u32 length (LE) | u8 kind | payload`. A declared length above kMaxFrame, or an
 // unknown kind, is refused from the 5-byte header alone, before anything is allocated. The
-// first frame of every connection is a hello naming who speaks and what.
+// first frame of every connection is a hello carrying the cell's token and naming who speaks
+// and what; a fresh connection's hello may not exceed kMaxHello.
 
 #include <array>
 #include <cstddef>
@@ -27,6 +28,7 @@ namespace serbench::net {
 inline constexpr std::size_t kMaxFrame = std::size_t(64) << 20;
 inline constexpr std::size_t kFrameHeader = 5;
 inline constexpr std::string_view kMagic = "SERBNET1";
+inline constexpr std::size_t kMaxHello = 4096;
 
 enum class FrameKind : uint8_t { hello = 1, control = 2, pages = 3, end = 4, request = 5, error = 6 };
 
@@ -95,12 +97,14 @@ class Link {
   void send(FrameKind kind, std::initializer_list<std::span<const uint8_t>> parts, IoTimer& timer);
   void send_json(FrameKind kind, const Json& value, IoTimer& timer);
   // One frame into `payload` (resized to its length); an error frame becomes the PeerFailure
-  // it reports.
-  FrameKind recv(Bytes& payload, IoTimer& timer);
+  // it reports. A declared length above `max` is refused before the payload is read.
+  FrameKind recv(Bytes& payload, IoTimer& timer, std::size_t max = kMaxFrame);
   // One frame that must be `want` and hold a JSON object.
   JsonObject recv_json(FrameKind want, IoTimer& timer);
   // Best effort: tells the peer why this node stops.
   void send_error(const std::exception& why);
+  // How long a read or write may block from now on.
+  void set_timeout(uint64_t timeout_ms);
   int fd() const { return fd_; }
 
  private:
@@ -113,15 +117,22 @@ struct Hello {
   std::string role;  // control (the harness) or data (a peer node)
   std::string from;
   std::array<std::string, 4> speaks;  // task, method, model, variant
+  std::string token;  // the cell's secret: a node admits only hellos carrying its own
 
   std::string payload() const;
   static Hello parse(std::span<const uint8_t> payload, std::string_view peer);
   // A data peer must speak all four as this node does; throws PeerFailure naming the first
   // that differs.
   void check_speaks(const std::array<std::string, 4>& mine, std::string_view peer) const;
+  // The token must equal `mine` (compared in constant time); the failure (`no token from
+  // ADDR` or `wrong token from ADDR`) names the connection's address `from`, never a token.
+  void check_token(std::string_view mine, std::string_view from) const;
 };
 
-// The first frame of a fresh connection, which must be a hello.
+// Whether two tokens are equal, in a time that depends on their lengths only.
+bool same_token(std::string_view theirs, std::string_view mine);
+
+// The first frame of a fresh connection, which must be a hello of at most kMaxHello bytes.
 Hello recv_hello(Link& link, IoTimer& timer);
 
 inline std::span<const uint8_t> as_bytes(std::string_view s) {
