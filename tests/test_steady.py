@@ -8,12 +8,14 @@ from serbench.steady import drift, judge, spearman
 
 
 def samples(times_us: list[float], jit_ms: list[int] | None = None, fork: int | None = None,
-            warmups: int = 0) -> list[dict]:
+            warmups: int = 0, jit_cpu_ms: list[float] | None = None) -> list[dict]:
     out = [{"rep": i, "warmup": True, "total_ns": 10**9} for i in range(warmups)]
     for i, t in enumerate(times_us):
         s = {"rep": i, "warmup": False, "total_ns": int(t * 1000)}
         if jit_ms is not None:
             s["jit_ms"] = jit_ms[i]
+        if jit_cpu_ms is not None:
+            s["jit_cpu_ns"] = int(jit_cpu_ms[i] * 1e6)
         if fork is not None:
             s["fork"] = fork
         out.append(s)
@@ -78,6 +80,26 @@ def test_one_millisecond_of_compilation_is_below_what_the_bean_resolves():
     # 1 ms in a 5 ms region is 20 %, but the bean counts whole milliseconds
     assert judge(samples([1_000] * 5, jit_ms=[0, 1, 0, 0, 0])).steady is True
     assert judge(samples([1_000] * 5, jit_ms=[0, 2, 0, 0, 0])).steady is False
+
+
+def test_a_compile_still_running_while_measured_is_unsteady():
+    # a C2 compile on a CPU through all five 10 ms repetitions, ending after them: the bean
+    # saw no compilation, the compiler threads 40 ms of CPU (80 % of 50 ms)
+    verdict = judge(samples([10_000] * 5, jit_ms=[0] * 5, jit_cpu_ms=[8] * 5))
+    assert verdict.steady is False
+    assert verdict.note == ("JIT compiling during measurement: 40 ms of compiler CPU "
+                            "(80% of their 50 ms)")
+
+
+def test_little_compiler_cpu_is_steady_and_said():
+    # 0.5 ms of 50 ms (1 %); and 1.5 ms of 5 ms, under the 2 ms a compiled JVM may still spend
+    verdict = judge(samples([10_000] * 5, jit_ms=[0] * 5, jit_cpu_ms=[0.1] * 5))
+    assert verdict.steady is True
+    assert verdict.note == ("JIT compiled 0 ms while measured; 0.5 ms of compiler CPU; "
+                            "no drift across 5 repetitions")
+    assert judge(samples([1_000] * 5, jit_ms=[0] * 5, jit_cpu_ms=[0.3] * 5)).steady is True
+    # the same region with 3 ms (4 %) of compiler CPU is not steady
+    assert judge(samples([10_000] * 5, jit_ms=[0] * 5, jit_cpu_ms=[0.6] * 5)).steady is False
 
 
 def test_warmups_never_count():

@@ -1,10 +1,14 @@
 """Was a cell measured at steady state? Judged from its measured samples, for every language.
 
-Two signs that it was not, as JMH and criterion look for them:
+Three signs that it was not, as JMH and criterion look for them:
 
 - the JIT was still compiling: a driver with a JIT reports per sample the milliseconds its
   compiler threads spent during that repetition (`jit_ms`, PROTOCOL.md section 5); more than
   JIT_SHARE of the measured time spent compiling means the code being timed was still changing;
+- the JIT's compiler threads were on a CPU: `jit_ms` (the JVM's CompilationMXBean) counts a
+  compile only when it ends, so a long C2 compile running through the measured repetitions and
+  ending after them is not in it; a driver that can also reports its compiler threads' CPU time
+  per sample (`jit_cpu_ns`), which counts it while it runs. Judged by the same share;
 - a drift: the times of the repetitions move one way (still warming up, or slowing down as a
   heap or a cache fills), by at least DRIFT_SHARE of the median from the first third of the
   repetitions to the last. With MIN_TEST or more repetitions of one process the drift must be
@@ -25,6 +29,11 @@ from statistics import median
 
 JIT_SHARE = 0.02
 JIT_MIN_MS = 2
+# Compiler-thread CPU is read in ns. Java micro of trade (loaded 2-core VM): cells warmed 6 s
+# read exactly 0 in every measured repetition, cells still compiling 0.7-12 ms each (avro,
+# java_builtin, 8-20x their warmed times). JIT_CPU_MIN_MS over a whole region leaves room for
+# an odd small compile of a cold branch; the share is JIT_SHARE, as in the driver's warm-up.
+JIT_CPU_MIN_MS = 2
 DRIFT_SHARE = 0.10
 MIN_TREND = 5
 MIN_TEST = 8
@@ -42,11 +51,11 @@ def judge(samples: list[dict]) -> Steadiness:
     measured = [s for s in samples if not s["warmup"]]
     if not measured:
         return Steadiness(None, "no measured repetitions")
-    problems = [p for p in (_jit_problem(measured), *map(_drift_problem, _per_process(measured)))
-                if p]
+    problems = [p for p in (_jit_problem(measured), _jit_cpu_problem(measured),
+                            *map(_drift_problem, _per_process(measured))) if p]
     if problems:
         return Steadiness(False, "; ".join(problems))
-    judged = _jit_ms(measured) is not None or any(
+    judged = _jit_ms(measured) is not None or _jit_cpu_ms(measured) is not None or any(
         len(times) >= MIN_TREND for times in _per_process(measured))
     if not judged:
         return Steadiness(None, f"{len(measured)} repetition(s) per process, no JIT figure: "
@@ -68,6 +77,22 @@ def _jit_problem(measured: list[dict]) -> str | None:
         return None
     return (f"the JIT compiled for {jit_ms} ms during the measured repetitions "
             f"({jit_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
+
+
+def _jit_cpu_ms(measured: list[dict]) -> float | None:
+    values = [s.get("jit_cpu_ns") for s in measured]
+    if any(v is None for v in values):
+        return None
+    return sum(values) / 1e6
+
+
+def _jit_cpu_problem(measured: list[dict]) -> str | None:
+    cpu_ms = _jit_cpu_ms(measured)
+    total_ms = sum(s["total_ns"] for s in measured) / 1e6
+    if cpu_ms is None or cpu_ms < JIT_CPU_MIN_MS or cpu_ms <= JIT_SHARE * total_ms:
+        return None
+    return (f"JIT compiling during measurement: {cpu_ms:,.0f} ms of compiler CPU "
+            f"({cpu_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
 
 
 def _per_process(measured: list[dict]) -> list[list[int]]:
@@ -131,6 +156,9 @@ def _steady_note(measured: list[dict]) -> str:
     jit_ms = _jit_ms(measured)
     if jit_ms is not None:
         parts.append(f"JIT compiled {jit_ms} ms while measured")
+    cpu_ms = _jit_cpu_ms(measured)
+    if cpu_ms is not None:
+        parts.append(f"{cpu_ms:,.1f} ms of compiler CPU")
     longest = max(len(t) for t in _per_process(measured))
     parts.append(f"no drift across {longest} repetitions" if longest >= MIN_TREND
                  else "trend not judged")

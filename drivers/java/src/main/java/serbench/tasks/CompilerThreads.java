@@ -11,8 +11,9 @@ import java.util.stream.Stream;
  * CPU time of the JIT's compiler threads, from Linux's per-thread scheduler statistics. The
  * CompilationMXBean counts a compilation only once it has finished, so a long C2 compile
  * (hundreds of ms on a loaded 2-core machine) is invisible while it runs and lands whole in
- * whatever repetition it ends in; its thread's CPU time shows it from the start. Only the
- * warm-up's quiet test uses this; the samples' `jit_ms` stays the MXBean's figure.
+ * whatever repetition it ends in; its thread's CPU time shows it from the start. The
+ * warm-up's quiet test uses it, and every sample carries it as `jit_cpu_ns` beside the
+ * MXBean's `jit_ms`.
  */
 final class CompilerThreads {
     private CompilerThreads() {}

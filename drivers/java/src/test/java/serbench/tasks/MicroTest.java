@@ -90,6 +90,9 @@ class MicroTest {
         long warmedNs = 0;
         for (JsonNode s : r.get("samples")) {
             assertTrue(s.get("jit_ms").asLong() >= 0);
+            // the compiler threads' CPU time, where Linux says it (a running compile counts)
+            assertEquals(CompilerThreads.AVAILABLE, s.has("jit_cpu_ns"), s.toString());
+            assertTrue(s.path("jit_cpu_ns").asLong() >= 0, s.toString());
             assertTrue(s.get("encode_ns").asLong() > 0 && s.get("decode_ns").asLong() > 0);
             kinds.add(s.get("warmup").asBoolean());
             warmedNs += s.get("warmup").asBoolean() ? s.get("total_ns").asLong() : 0;
