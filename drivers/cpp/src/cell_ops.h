@@ -54,7 +54,8 @@ Json encode(const Request& req) {
   const uint32_t page_size = req.params.page_size().value_or(kDefaultPageSize);
   Meth method;
   IoTimer timer;
-  const WriteCounters c = write_file(method, objects, req.params.path("output"), page_size, timer);
+  const WriteCounters c = write_file(method, objects, req.params.path("output"), page_size, timer,
+                                     req.params.run_stamp());
   return Json::object(
       {{"counters",
         Json::object({{"objects", c.objects}, {"bytes", c.bytes}, {"pages", c.pages}})}});

@@ -52,6 +52,7 @@ Cell resolve(const Request& req) {
     throw bad_request("unknown method '" + id + "'; known methods: " + joined(known));
   }
   cell.mode.depth = parse_depth(req.depth.value_or(""));
+  cell.mode.run_stamp = req.params.run_stamp();
   const std::string variant = req.variant.value_or("");
   if (!variant.empty()) {
     const auto& variants = cell.method->variants;

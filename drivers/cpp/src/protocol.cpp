@@ -92,6 +92,13 @@ Failure wrong(std::string_view key, std::string_view what, const rapidjson::Valu
                      to_json_text(value));
 }
 
+// The value of one lowercase hex digit; -1 for anything else.
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
 }  // namespace
 
 bool Params::has(std::string_view key) const {
@@ -133,6 +140,22 @@ std::optional<uint32_t> Params::page_size() const {
     throw wrong("page_size", "between 64 and 2^32 - 1", v);
   }
   return uint32_t(v.GetUint64());
+}
+
+RunStamp Params::run_stamp() const {
+  RunStamp stamp{};
+  if (!has("run_stamp")) return stamp;
+  const auto& v = get(doc_->doc, "run_stamp");
+  if (!v.IsString() || v.GetStringLength() != 2 * stamp.size()) {
+    throw wrong("run_stamp", "32 lowercase hex digits", v);
+  }
+  const char* hex = v.GetString();
+  for (std::size_t i = 0; i < stamp.size(); ++i) {
+    const int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) throw wrong("run_stamp", "32 lowercase hex digits", v);
+    stamp[i] = uint8_t(hi << 4 | lo);
+  }
+  return stamp;
 }
 
 // ---- requests and responses ---------------------------------------------------------------

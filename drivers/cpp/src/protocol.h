@@ -1,6 +1,7 @@
 #pragma once
 // The wire side of PROTOCOL.md: requests, responses, error kinds and access depths.
 
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -49,6 +50,10 @@ enum class Depth { none, materialize, access, key };
 std::string_view depth_id(Depth depth);
 Depth parse_depth(std::string_view id);  // throws bad_request
 
+// Which run wrote a paged file (PROTOCOL.md 4.2): the 16 random bytes the harness draws per
+// run, all zero for no run.
+using RunStamp = std::array<uint8_t, 16>;
+
 // A request's `params`, with typed getters whose errors are bad_requests naming the key.
 class Params {
  public:
@@ -68,6 +73,8 @@ class Params {
   bool boolean(std::string_view key) const;
   // At least 64 and below 2^32 (the index stores it as u32); nullopt when absent.
   std::optional<uint32_t> page_size() const;
+  // `run_stamp`: 32 lowercase hex digits; all zero when absent.
+  RunStamp run_stamp() const;
 
  private:
   struct Doc;

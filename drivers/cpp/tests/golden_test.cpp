@@ -87,11 +87,11 @@ TEST(Golden, EveryMethodEveryDepthThroughPagedFiles) {
       Meth method;
       IoTimer timer;
       Bytes page;
-      const WriteCounters written = write_file(method, objects, base, page_size, timer);
+      const WriteCounters written = write_file(method, objects, base, page_size, timer, kTestRun);
       EXPECT_EQ(written.objects, objects.size());
       for_each_mode<Meth>([&](const ReadMode& mode) {
-        const ReadOutcome read =
-            read_objects<M>(method, mode, base, Selection{}, page_size, timer, page);
+        const ReadOutcome read = read_objects<M>(method, {mode.depth, mode.variant, kTestRun}, base,
+                                                 Selection{}, page_size, timer, page);
         EXPECT_EQ(read.checksum, want.set)
             << describe<Meth>(model_name<M>(), mode) << " pages of " << page_size;
         EXPECT_EQ(read.writer, "cpp");

@@ -270,12 +270,55 @@ TEST(InPlace, OnlyTheValidatingReadTakesAFileAnotherWriterWrote) {
       EXPECT_EQ(f.kind(), Kind::wrong_file);
       EXPECT_EQ(f.message(), index_path(base) +
                                  ": written by 'rust'; inplace's trusting read takes only files "
-                                 "this driver wrote");
+                                 "this driver wrote in this run (its validate variant reads any)");
     }
     const ReadOutcome validated = read_objects<Org>(
         method, {depth, InPlaceMethod::kValidate}, base, Selection{}, 4096, timer, page);
     EXPECT_EQ(validated.checksum, expected("org").set);
     EXPECT_EQ(validated.writer, "rust");
+  }
+}
+
+// The run stamp (index bytes 104..120) says which run wrote a file: a trusting read opens only
+// files of the run its request names, so it never casts bytes damaged or replaced since.
+TEST(InPlace, OnlyTheValidatingReadTakesAFileOfAnotherRun) {
+  Scratch dir;
+  const std::string base = dir.path("org");
+  InPlaceMethod method;
+  IoTimer timer;
+  Bytes page;
+  write_file(method, golden<Org>(), base, 4096, timer, kTestRun);
+  const std::string index = read_file(index_path(base));
+  EXPECT_EQ(index.substr(104, 16), std::string(kTestRun.begin(), kTestRun.end()));
+  EXPECT_EQ(index.substr(120, 8), std::string(8, '\0'));
+  EXPECT_EQ(PageReader(base, Expect{"org", "inplace", 4096}, timer, page).header().run_stamp,
+            kTestRun);
+
+  RunStamp other = kTestRun;
+  other[15] ^= 1;
+  auto trusting = [&](const RunStamp& asked) -> std::string {
+    try {
+      read_objects<Org>(method, {Depth::access, 0, asked}, base, Selection{}, 4096, timer, page);
+      return "read";
+    } catch (const Failure& f) {
+      EXPECT_EQ(f.kind(), Kind::wrong_file);
+      return f.message();
+    }
+  };
+  EXPECT_EQ(trusting(kTestRun), "read");
+  EXPECT_EQ(trusting(other), index_path(base) +
+                                 ": written by another run (another run stamp); inplace's "
+                                 "trusting read takes only files this driver wrote in this run "
+                                 "(its validate variant reads any)");
+  EXPECT_EQ(trusting(RunStamp{}).rfind(index_path(base) + ": the request carries no run_stamp;", 0),
+            0u);
+  write_file(method, golden<Org>(), base, 4096, timer);
+  EXPECT_EQ(trusting(kTestRun).rfind(index_path(base) + ": written outside any run", 0), 0u);
+  for (const RunStamp& asked : {kTestRun, other, RunStamp{}}) {
+    const ReadOutcome validated = read_objects<Org>(
+        method, {Depth::access, InPlaceMethod::kValidate, asked}, base, Selection{}, 4096, timer,
+        page);
+    EXPECT_EQ(validated.checksum, expected("org").set);
   }
 }
 

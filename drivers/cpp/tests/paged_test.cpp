@@ -35,7 +35,7 @@ template <class M, class Meth = Handcoded>
 WriteCounters write(const std::vector<M>& objects, const std::string& base, uint32_t page_size) {
   Meth method;
   IoTimer timer;
-  return write_file(method, objects, base, page_size, timer);
+  return write_file(method, objects, base, page_size, timer, kTestRun);
 }
 
 template <class M, class Meth = Handcoded>
@@ -43,7 +43,7 @@ ReadOutcome read_all(const std::string& base, std::optional<uint32_t> page_size 
   Meth method;
   IoTimer timer;
   Bytes page;
-  const ReadMode mode{Meth::depths.empty() ? Depth::none : Meth::depths[0], 0};
+  const ReadMode mode{Meth::depths.empty() ? Depth::none : Meth::depths[0], 0, kTestRun};
   return read_objects<M>(method, mode, base, Selection{}, page_size, timer, page);
 }
 

@@ -110,7 +110,8 @@ TEST(Protocol, WriteThenReadThroughRun) {
   Scratch dir;
   const std::string input = vectors_file("org");
   const std::string base = dir.path("org");
-  const std::string reps = R"("cold":true,"warmups":1,"repetitions":2)";
+  const std::string reps =
+      R"("cold":true,"warmups":1,"repetitions":2,"run_stamp":"5e4b0102030405060708090a0b0c0d0e")";
   auto write = answer(request(
       "run", R"("task":"write","model":"org","method":"inplace","depth":"","variant":"validate",)"
              R"("params":{"input":")" +
@@ -161,6 +162,20 @@ TEST(Protocol, WriteThenReadThroughRun) {
       R"("params":{"input":")" +
           base + R"(","start":0,"n":1,)" + reps + "}"));
   EXPECT_EQ(kind(wrong), "wrong_file");
+
+  // the trusting read takes only its own run's files; a stamp is 32 lowercase hex digits
+  auto read_seq_in_run = [&](const std::string& stamp) {
+    return answer(request(
+        "run", R"("task":"read_seq","model":"org","method":"inplace","depth":"access","variant":"",)"
+               R"("params":{"input":")" +
+                   base + R"(","start":0,"n":1,"cold":false,"warmups":0,"repetitions":1,)" +
+                   stamp + "}"));
+  };
+  EXPECT_EQ(kind(read_seq_in_run(R"("run_stamp":"5e4b0102030405060708090a0b0c0d0f")")),
+            "wrong_file");
+  EXPECT_EQ(kind(read_seq_in_run(R"("run_stamp":"5E4B0102030405060708090A0B0C0D0E")")),
+            "bad_request");
+  EXPECT_EQ(kind(read_seq_in_run(R"("run_stamp":"5e4b")")), "bad_request");
 }
 
 TEST(Protocol, TheLoopAnswersEveryLineAndStopsAtShutdown) {

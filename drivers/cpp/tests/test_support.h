@@ -9,6 +9,7 @@
 #include "model/checksum.h"
 #include "model/jsonl.h"
 #include "model/model_id.h"
+#include "protocol.h"
 
 namespace serbench::test {
 
@@ -21,6 +22,9 @@ struct Expected {
   SetChecksum set;
 };
 Expected expected(std::string_view model);
+
+// The run stamp of the tests' own files: a read that trusts its bytes opens only these.
+inline constexpr RunStamp kTestRun{0x5e, 0x4b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
 
 template <class M>
 std::vector<M> golden() {

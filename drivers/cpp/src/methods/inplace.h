@@ -16,7 +16,8 @@
 // self-relative offsets survive the move.
 //
 // Reading. Variant "" trusts the bytes: the read is a cast and a walk through the offsets.
-// It is only ever used on files this driver wrote itself. Variant "validate" first checks
+// It is only ever used on files this driver wrote itself in this run (the reader checks the
+// index's writer and run stamp, tasks/task.h). Variant "validate" first checks
 // every offset and length against the object's extent (each target aligned, inside the
 // object, after everything claimed before it, so no sharing and no cycles), every bool and
 // presence byte, enum ordinal and string's UTF-8, and turns the first bad one into a

@@ -34,10 +34,12 @@
 namespace serbench {
 
 // What one read asks of a method: the depth and the variant, as an index into the method's
-// `variants` plus one (0 is the default variant "").
+// `variants` plus one (0 is the default variant ""); and the request's run stamp, the only
+// run whose files a read that trusts its bytes opens (PROTOCOL.md 3).
 struct ReadMode {
   Depth depth = Depth::none;
   std::size_t variant = 0;
+  RunStamp run_stamp = {};
 };
 
 // Why a stored object could not be read: what is wrong, at which byte of the object.

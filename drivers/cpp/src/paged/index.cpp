@@ -14,6 +14,7 @@ struct IdField {
 constexpr IdField kModelField{48, 24};
 constexpr IdField kMethodField{72, 24};
 constexpr IdField kWriterField{96, 8};
+constexpr std::size_t kRunStampAt = 104;  // 16 bytes; 120..128 stay reserved, zero
 
 template <class T>
 T load(const std::string& b, std::size_t at) {
@@ -65,6 +66,16 @@ std::string entry_problem(const Entry& e, const Header& h, uint64_t previous_end
   return {};
 }
 
+// Why a trusting read must not open a file of header `h`; empty when its own run wrote it.
+std::string foreign_run(const Header& h, const OwnRun& own) {
+  constexpr RunStamp kNoRun{};
+  if (h.writer != own.writer) return "written by '" + h.writer + "'";
+  if (own.run_stamp == kNoRun) return "the request carries no run_stamp";
+  if (h.run_stamp == kNoRun) return "written outside any run (its run stamp is zero)";
+  if (h.run_stamp != own.run_stamp) return "written by another run (another run stamp)";
+  return {};
+}
+
 }  // namespace
 
 std::array<uint8_t, kEntryBytes> Entry::to_bytes() const {
@@ -87,6 +98,7 @@ std::array<uint8_t, kHeaderBytes> Header::to_bytes() const {
   store_id(b, kModelField, model);
   store_id(b, kMethodField, method);
   store_id(b, kWriterField, writer);
+  std::memcpy(b.data() + kRunStampAt, run_stamp.data(), run_stamp.size());
   return b;
 }
 
@@ -120,6 +132,7 @@ Index Index::parse(const std::string& file, std::string bytes, uint64_t data_len
   h.model = *model;
   h.method = *method;
   h.writer = *writer;
+  std::memcpy(h.run_stamp.data(), bytes.data() + kRunStampAt, h.run_stamp.size());
   const uint32_t p = h.page_size;
   if (p < kMinPageSize) {
     throw corrupt_file("page size " + std::to_string(p) + " is below " +
@@ -134,6 +147,13 @@ Index Index::parse(const std::string& file, std::string bytes, uint64_t data_len
   }
   if (expect.method && h.method != *expect.method) {
     throw wrong("written by method '" + h.method + "', not '" + std::string(*expect.method) + "'");
+  }
+  if (expect.own_run) {
+    if (auto what = foreign_run(h, *expect.own_run); !what.empty()) {
+      throw wrong(what + "; " + h.method +
+                  "'s trusting read takes only files this driver wrote in this run (its "
+                  "validate variant reads any)");
+    }
   }
   if (h.count > (bytes.size() - kHeaderBytes) / kEntryBytes ||
       bytes.size() != kHeaderBytes + h.count * kEntryBytes) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "model/checksum.h"
+#include "protocol.h"
 
 namespace serbench {
 
@@ -65,16 +66,25 @@ struct Header {
   uint64_t data_len = 0;
   uint64_t entries_hash = 0;
   std::string model, method, writer;
+  RunStamp run_stamp{};  // all zero: written outside a run
 
   std::array<uint8_t, kHeaderBytes> to_bytes() const;
 };
 
-// What a reader accepts: this model, this method (any method for the raw floor), and the
-// page size when the request names one.
+// The files a read that trusts its bytes takes (PROTOCOL.md 3): those its own driver wrote in
+// this run, i.e. with this writer id and this run stamp, which must not be zero.
+struct OwnRun {
+  std::string_view writer;
+  RunStamp run_stamp;
+};
+
+// What a reader accepts: this model, this method (any method for the raw floor), the page
+// size when the request names one, and for a trusting read only its own run's files.
 struct Expect {
   std::string_view model;
   std::optional<std::string_view> method;
   std::optional<uint32_t> page_size;
+  std::optional<OwnRun> own_run = std::nullopt;
 };
 
 // A checked index: its header and its bytes, entries decoded on use.

@@ -57,7 +57,7 @@ void PageWriter::flush_staging() {
 }
 
 WriteCounters PageWriter::finish(std::string_view model, std::string_view method,
-                                 std::string_view writer) {
+                                 std::string_view writer, const RunStamp& run_stamp) {
   const std::size_t tail = page_.size();
   staging_.append(page_.data(), tail);
   flush_staging();
@@ -73,6 +73,7 @@ WriteCounters PageWriter::finish(std::string_view model, std::string_view method
   h.model = model;
   h.method = method;
   h.writer = writer;
+  h.run_stamp = run_stamp;
   File index = File::create(index_path_, timer_);
   auto header = h.to_bytes();
   index.write_all(header.data(), header.size());

@@ -39,8 +39,10 @@ class PageWriter {
     place(used, start, page_.size() - start);
   }
 
-  // Writes the last page unpadded, fsyncs the data file, then writes and fsyncs the index.
-  WriteCounters finish(std::string_view model, std::string_view method, std::string_view writer);
+  // Writes the last page unpadded, fsyncs the data file, then writes and fsyncs the index,
+  // stamped with the run that wrote it (all zero: none; only validating reads open it).
+  WriteCounters finish(std::string_view model, std::string_view method, std::string_view writer,
+                       const RunStamp& run_stamp = {});
 
  private:
   void place(std::size_t used, std::size_t start, std::size_t length);

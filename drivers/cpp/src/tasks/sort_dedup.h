@@ -41,6 +41,7 @@ struct Plan {
   uint64_t budget;
   uint32_t page_size;
   uint64_t fan_in;
+  RunStamp run_stamp;  // the request's, in every run's and the output's index
   std::string base(const std::string& name) const { return dir + "/" + name; }
 };
 
@@ -49,9 +50,10 @@ struct Plan {
 template <class M, class Meth>
 class DistinctWriter {
  public:
-  DistinctWriter(Meth& method, const std::string& base, uint32_t page_size, bool hash,
+  DistinctWriter(Meth& method, const std::string& base, const Plan& plan, bool hash,
                  IoTimer& timer)
-      : method_(method), writer_(base, page_size, timer), hash_(hash) {}
+      : method_(method), writer_(base, plan.page_size, timer), run_stamp_(plan.run_stamp),
+        hash_(hash) {}
 
   // Takes the object's value (moves from it) when it is written.
   void push(M& object) {
@@ -61,12 +63,15 @@ class DistinctWriter {
     last_ = std::move(object);
   }
 
-  WriteCounters finish() { return writer_.finish(model_name<M>(), Meth::id, kWriter); }
+  WriteCounters finish() {
+    return writer_.finish(model_name<M>(), Meth::id, kWriter, run_stamp_);
+  }
   uint64_t sequence() const { return sequence_.finish(); }
 
  private:
   Meth& method_;
   PageWriter writer_;
+  RunStamp run_stamp_;
   bool hash_;
   Hasher sequence_;
   std::optional<M> last_;
@@ -145,7 +150,8 @@ struct SortDedup {
     if (budget == 0) throw bad_request("params.budget_bytes must be at least 1");
     const uint64_t pages_in_budget = budget / *page_size;
     const sort_detail::Plan plan{sort_detail::empty_directory(params), budget, *page_size,
-                                 std::max<uint64_t>(2, pages_in_budget > 1 ? pages_in_budget - 1 : 0)};
+                                 std::max<uint64_t>(2, pages_in_budget > 1 ? pages_in_budget - 1 : 0),
+                                 request.mode.run_stamp};
     Bytes page;
     const uint64_t rss_start = start_rss_window();
     auto [samples, outcome] = reps.run(&input, [&](Sample& sample) {
@@ -224,7 +230,7 @@ struct SortDedup {
   template <class M, class Meth>
   static WriteCounters write_sorted(Meth& method, std::vector<M>& sorted, const std::string& base,
                                     const sort_detail::Plan& plan, bool hash, IoTimer& timer) {
-    sort_detail::DistinctWriter<M, Meth> writer(method, base, plan.page_size, hash, timer);
+    sort_detail::DistinctWriter<M, Meth> writer(method, base, plan, hash, timer);
     for (M& object : sorted) writer.push(object);
     return writer.finish();
   }
@@ -276,7 +282,7 @@ struct SortDedup {
     for (std::size_t r = 0; r < cursors.size(); ++r) {
       if (cursors[r]->advance(method)) heap.push(r);
     }
-    sort_detail::DistinctWriter<M, Meth> writer(method, base, plan.page_size, hash, timer);
+    sort_detail::DistinctWriter<M, Meth> writer(method, base, plan, hash, timer);
     while (!heap.empty()) {
       const std::size_t r = heap.top();
       heap.pop();

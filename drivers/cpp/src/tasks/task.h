@@ -149,20 +149,17 @@ constexpr bool trusts_its_bytes(const ReadMode& mode) {
 
 // Opens the paged file at `base`, checks its index, and folds the set checksum of the
 // selected objects at the mode's depth, reading each page into `page` only when the page
-// changes. A read that trusts its bytes takes only files this driver wrote: another
-// language's layout read by a cast is undefined behaviour, not an error.
+// changes. A read that trusts its bytes takes only files this driver wrote in this run (the
+// mode's run stamp): another language's layout, or damage since, read by a cast is undefined
+// behaviour, not an error.
 template <class M, class Meth>
 ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& base,
                          const Selection& selection, std::optional<uint32_t> page_size,
                          IoTimer& timer, Bytes& page) {
   Expect expect{model_name<M>(), std::nullopt, page_size};
   if (Meth::writes) expect.method = Meth::id;
+  if (trusts_its_bytes<Meth>(mode)) expect.own_run = OwnRun{kWriter, mode.run_stamp};
   PageReader reader(base, expect, timer, page);
-  if (trusts_its_bytes<Meth>(mode) && reader.header().writer != kWriter) {
-    throw Failure(Kind::wrong_file, index_path(base) + ": written by '" + reader.header().writer +
-                                        "'; " + std::string(Meth::id) +
-                                        "'s trusting read takes only files this driver wrote");
-  }
   const uint64_t count = reader.count();
   ReadOutcome out;
   uint64_t current = 0;
@@ -201,15 +198,15 @@ ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& 
   return out;
 }
 
-// Writes `objects` as the paged file `base`.
+// Writes `objects` as the paged file `base`, stamped with the run writing it (all zero: none).
 template <class M, class Meth>
 WriteCounters write_file(Meth& method, const std::vector<M>& objects, const std::string& base,
-                         uint32_t page_size, IoTimer& timer) {
+                         uint32_t page_size, IoTimer& timer, const RunStamp& run_stamp = {}) {
   PageWriter writer(base, page_size, timer);
   for (const M& object : objects) {
     writer.push(Meth::alignment, [&](Bytes& out) { method.template encode<M>(object, out); });
   }
-  return writer.finish(model_name<M>(), Meth::id, kWriter);
+  return writer.finish(model_name<M>(), Meth::id, kWriter, run_stamp);
 }
 
 }  // namespace serbench

@@ -20,7 +20,7 @@ struct Write {
     for (const M& object : objects) checksum.add(object_hash(object));
     // nothing is cached before a write, so there is nothing to evict
     auto [samples, counters] = reps.run(nullptr, [&](Sample& sample) {
-      return write_file(method, objects, output, page_size, sample.io);
+      return write_file(method, objects, output, page_size, sample.io, request.mode.run_stamp);
     });
     const double average =
         double(counters.object_bytes) / double(std::max<uint64_t>(counters.objects, 1));
