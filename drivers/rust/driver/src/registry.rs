@@ -26,6 +26,17 @@ pub struct MethodSpec {
     pub settings: fn() -> Map<String, Value>,
 }
 
+impl MethodSpec {
+    /// The read variant that checks every byte: `validate` where the method's default trusts
+    /// its bytes (PROTOCOL.md 3), else the default. Bytes from another process read this way.
+    pub fn checking_variant(&self) -> &'static str {
+        match self.variants.contains(&"validate") {
+            true => "validate",
+            false => "",
+        }
+    }
+}
+
 pub fn method(id: &str) -> Option<&'static MethodSpec> {
     METHODS.iter().find(|m| m.id == id)
 }
@@ -108,5 +119,16 @@ registry! {
         crate::tasks::sort_dedup::SortDedup,
         crate::tasks::memory::Memory,
         crate::tasks::micro::Micro,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::method;
+
+    #[test]
+    fn bytes_from_elsewhere_are_read_by_the_checking_variant() {
+        assert_eq!(method("rkyv").unwrap().checking_variant(), "validate");
+        assert_eq!(method("handcoded").unwrap().checking_variant(), "");
     }
 }

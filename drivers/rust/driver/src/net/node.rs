@@ -201,9 +201,10 @@ impl Node {
             .map_err(|e: serbench_model::UnknownModel| Failure::bad_request(e.to_string()))?;
         let spec = registry::method(&setup.method)
             .ok_or_else(|| Failure::bad_request(format!("unknown method '{}'", setup.method)))?;
+        // a node decodes bytes a peer sent: never with a read that trusts them
         with_codec(
             spec.id,
-            "",
+            spec.checking_variant(),
             model,
             Session {
                 node: self,
