@@ -14,14 +14,13 @@ namespace serbench::cell {
 // whose hash (and, when materialized, whose value) differs from the original.
 template <class Meth, class M>
 Json roundtrip(const Request& req, const ReadMode& mode) {
-  const std::vector<M> objects = load_json_lines<M>(req.params.path("input"));
   Meth method;
   Bytes buf;
   SetChecksum checksum;
   uint64_t mismatches = 0;
   Json first_mismatch;
   uint64_t line = 0;
-  for (const M& object : objects) {
+  for_each_json_line<M>(req.params.path("input"), [&](M&& object) {
     ++line;
     buf.clear();
     method.template encode<M>(object, buf);
@@ -41,21 +40,22 @@ Json roundtrip(const Request& req, const ReadMode& mode) {
     }
     if (!same && mismatches++ == 0) first_mismatch = line;
     checksum.add(h.finish());
-  }
+  });
   return Json::object({{"checksum", checksum_json(checksum)},
                        {"mismatches", mismatches},
                        {"first_mismatch", std::move(first_mismatch)}});
 }
 
-// Writes the paged file, untimed.
+// Writes the paged file, untimed, streaming its input.
 template <class Meth, class M>
 Json encode(const Request& req) {
-  const std::vector<M> objects = load_json_lines<M>(req.params.path("input"));
   const uint32_t page_size = req.params.page_size().value_or(kDefaultPageSize);
   Meth method;
   IoTimer timer;
-  const WriteCounters c = write_file(method, objects, req.params.path("output"), page_size, timer,
-                                     req.params.run_stamp());
+  const std::string input = req.params.path("input");
+  const WriteCounters c = write_each<M>(
+      method, [&](auto&& add) { for_each_json_line<M>(input, add); },
+      req.params.path("output"), page_size, timer, req.params.run_stamp());
   return Json::object(
       {{"counters",
         Json::object({{"objects", c.objects}, {"bytes", c.bytes}, {"pages", c.pages}})}});

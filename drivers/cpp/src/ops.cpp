@@ -98,8 +98,8 @@ Json load(const Request& req) {
   return with_model(model_of(req), [&](auto t) {
     using M = typename decltype(t)::type;
     SetChecksum checksum;
-    for (const M& object : load_json_lines<M>(req.params.path("input")))
-      checksum.add(object_hash(object));
+    for_each_json_line<M>(req.params.path("input"),
+                          [&](M&& object) { checksum.add(object_hash(object)); });
     return Json::object({{"checksum", checksum_json(checksum)}});
   });
 }

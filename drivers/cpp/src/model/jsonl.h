@@ -42,9 +42,6 @@ class DataError : public std::exception {
 
 namespace json_in {
 
-// Quoted tweets nest; real ones two deep. The limit keeps hostile input off the stack.
-inline constexpr int kMaxNesting = 64;
-
 std::string describe(const rapidjson::Value& v);
 std::string text_of(const rapidjson::Value& v);
 [[noreturn]] void fail(std::string message);
@@ -240,21 +237,32 @@ M from_json(const rapidjson::Value& v) {
   return out;
 }
 
-// Every object of a JSON Lines file of model M, blank lines skipped. A missing file is
-// not_found, a bad line corrupt_input "FILE:LINE: path: message".
-template <class M>
-std::vector<M> load_json_lines(const std::string& path) {
+// Calls `fn(M&&)` with every object of a JSON Lines file of model M in order, blank lines
+// skipped, holding one object at a time: verifying or encoding a file needs memory bounded by
+// its largest object, not by its size. A missing file is not_found, a bad line corrupt_input
+// "FILE:LINE: path: message".
+template <class M, class Fn>
+void for_each_json_line(const std::string& path, Fn&& fn) {
   json_in::LineReader reader(path);
   json_in::JsonPool pool;
-  std::vector<M> objects;
   while (char* line = reader.next()) {
     if (json_in::blank(line)) continue;
+    M object;
     try {
-      objects.push_back(from_json<M>(pool.parse(line)));
+      object = from_json<M>(pool.parse(line));
     } catch (const DataError& e) {
       json_in::fail_line(reader, e);
     }
+    fn(std::move(object));
   }
+}
+
+// Every object of a JSON Lines file of model M, for the tasks that time work on objects
+// held in memory (errors as for_each_json_line).
+template <class M>
+std::vector<M> load_json_lines(const std::string& path) {
+  std::vector<M> objects;
+  for_each_json_line<M>(path, [&](M&& object) { objects.push_back(std::move(object)); });
   return objects;
 }
 

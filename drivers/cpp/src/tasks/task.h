@@ -198,15 +198,25 @@ ReadOutcome read_objects(Meth& method, const ReadMode& mode, const std::string& 
   return out;
 }
 
-// Writes `objects` as the paged file `base`, stamped with the run writing it (all zero: none).
+// Writes the objects `each(add)` passes to `add`, one at a time, as the paged file `base`,
+// stamped with the run writing it (all zero: none).
+template <class M, class Meth, class Each>
+WriteCounters write_each(Meth& method, Each&& each, const std::string& base, uint32_t page_size,
+                         IoTimer& timer, const RunStamp& run_stamp = {}) {
+  PageWriter writer(base, page_size, timer);
+  each([&](const M& object) {
+    writer.push(Meth::alignment, [&](Bytes& out) { method.template encode<M>(object, out); });
+  });
+  return writer.finish(model_name<M>(), Meth::id, kWriter, run_stamp);
+}
+
+// Writes `objects` as the paged file `base`.
 template <class M, class Meth>
 WriteCounters write_file(Meth& method, const std::vector<M>& objects, const std::string& base,
                          uint32_t page_size, IoTimer& timer, const RunStamp& run_stamp = {}) {
-  PageWriter writer(base, page_size, timer);
-  for (const M& object : objects) {
-    writer.push(Meth::alignment, [&](Bytes& out) { method.template encode<M>(object, out); });
-  }
-  return writer.finish(model_name<M>(), Meth::id, kWriter, run_stamp);
+  return write_each<M>(
+      method, [&](auto&& add) { for (const M& object : objects) add(object); }, base, page_size,
+      timer, run_stamp);
 }
 
 }  // namespace serbench
