@@ -349,6 +349,25 @@ TEST(NetPages, AFrameAfterOneEndingInsideAPageIsRefused) {
             "page");
 }
 
+TEST(NetPages, AnEndFrameClaimingOtherCountsIsRefusedNamingThePeer) {
+  const net::Streamed arrived{3, 2 * P, 2};
+  const auto end = [](const net::Streamed& s, uint32_t page_size) {
+    return net::end_summary(s, page_size).dump();
+  };
+  const std::string honest = end(arrived, P);
+  net::check_end(net::as_bytes(honest), arrived, P, "leaf1");
+  const std::string lost_frame = end({3, 2 * P, 3}, P);
+  EXPECT_EQ(failure_of([&] { net::check_end(net::as_bytes(lost_frame), arrived, P, "leaf1"); }),
+            "peer leaf1: the stream ended claiming frames 3, 2 arrived");
+  const std::string other_pages = end(arrived, 2 * P);
+  EXPECT_NE(failure_of([&] { net::check_end(net::as_bytes(other_pages), arrived, P, "leaf1"); })
+                .find("claiming page_size"),
+            std::string::npos);
+  const std::string empty = "{}";
+  EXPECT_EQ(failure_of([&] { net::check_end(net::as_bytes(empty), arrived, P, "leaf1"); }),
+            "peer leaf1: the stream ended claiming objects null, 3 arrived");
+}
+
 SparseVector sparse(std::vector<std::pair<int64_t, double>> entries, int64_t dimension = 10) {
   SparseVector v;
   v.dimension = dimension;

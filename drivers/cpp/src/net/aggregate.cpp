@@ -120,7 +120,7 @@ class TreeSum final : public Role {
     Bytes payload;
     Meth method;
     std::vector<SparseVector> vectors;
-    uint64_t frames = 0;
+    Streamed arrived;
     for (;;) {
       const FrameKind kind = link.recv(payload, timer);
       if (kind == FrameKind::end) break;
@@ -128,11 +128,14 @@ class TreeSum final : public Role {
         throw PeerFailure(link.peer, "a " + std::string(frame_kind_name(kind)) +
                                          " frame inside a stream");
       }
-      for_each_object({payload.data(), payload.size()}, page_size_, link.peer, frames++,
-                      [&](const Entry&, std::span<const uint8_t> bytes) {
-                        vectors.push_back(method.template decode<SparseVector>(bytes));
-                      });
+      const auto [count, pages] = for_each_object(
+          {payload.data(), payload.size()}, page_size_, link.peer, arrived.frames,
+          [&](const Entry&, std::span<const uint8_t> bytes) {
+            vectors.push_back(method.template decode<SparseVector>(bytes));
+          });
+      arrived.add(count, pages);
     }
+    check_end({payload.data(), payload.size()}, arrived, page_size_, link.peer);
     if (vectors.size() != 1) {
       throw PeerFailure(link.peer, "sent " + std::to_string(vectors.size()) + " vectors, not one");
     }

@@ -255,14 +255,7 @@ class Client final : public Role {
       }
       receiver.frame({payload.data(), payload.size()}, link.peer, visit);
     }
-    const JsonObject end = JsonObject::parse({payload.data(), payload.size()}, link.peer);
-    const Streamed& got = receiver.streamed();
-    if (end.u64("objects") != got.objects || end.u64("bytes") != got.bytes) {
-      throw PeerFailure(link.peer, "the stream ended claiming " + end.text("objects") +
-                                       " objects and " + end.text("bytes") + " bytes; " +
-                                       std::to_string(got.objects) + " and " +
-                                       std::to_string(got.bytes) + " arrived");
-    }
+    check_end({payload.data(), payload.size()}, receiver.streamed(), page_size_, link.peer);
     Fetched f;
     f.checksum = receiver.checksum();
     f.streamed = receiver.finish(model_name<M>(), Meth::id, kWriter);

@@ -37,6 +37,21 @@ Json end_summary(const Streamed& s, uint32_t page_size) {
                        {"page_size", page_size}});
 }
 
+void check_end(std::span<const uint8_t> end, const Streamed& arrived, uint32_t page_size,
+               std::string_view peer) {
+  const JsonObject claims = JsonObject::parse(end, peer);
+  const std::pair<const char*, uint64_t> counts[] = {{"objects", arrived.objects},
+                                                     {"bytes", arrived.bytes},
+                                                     {"frames", arrived.frames},
+                                                     {"page_size", page_size}};
+  for (const auto& [key, got] : counts) {
+    if (claims.u64(key) != got) {
+      throw PeerFailure(peer, std::string("the stream ended claiming ") + key + " " +
+                                  claims.text(key) + ", " + std::to_string(got) + " arrived");
+    }
+  }
+}
+
 // ---- packer -------------------------------------------------------------------------------
 
 void Packer::place(std::size_t at, std::size_t len, Link& link, IoTimer& timer) {
@@ -215,9 +230,7 @@ void Receiver::frame(
   pages_ += div_ceil(pages.size(), page_size_);
   bytes_ += pages.size();
   partial_ = pages.size() % page_size_ != 0;
-  streamed_.objects += count;
-  streamed_.bytes += pages.size();
-  streamed_.frames += 1;
+  streamed_.add(count, pages);
 }
 
 Streamed Receiver::finish(std::string_view model, std::string_view method,

@@ -33,9 +33,20 @@ std::size_t net_page_bytes(uint64_t requested, uint32_t page_size);
 struct Streamed {
   uint64_t objects = 0, bytes = 0, frames = 0;
   bool operator==(const Streamed&) const = default;
+  // Counts one checked pages frame: its object count and storage page bytes.
+  void add(uint32_t count, std::span<const uint8_t> pages) {
+    objects += count;
+    bytes += pages.size();
+    frames += 1;
+  }
 };
 
 Json end_summary(const Streamed& s, uint32_t page_size);
+
+// Compares an end frame's claims (objects, bytes, frames, page_size) with what arrived; a
+// difference is a PeerFailure naming the peer.
+void check_end(std::span<const uint8_t> end, const Streamed& arrived, uint32_t page_size,
+               std::string_view peer);
 
 // Packs objects into network pages under the paged file's rules (4.1) and sends a frame when
 // the next object would not fit its budget.

@@ -33,13 +33,15 @@ class Incoming {
     while (ready_.empty() && !ended_) {
       const FrameKind kind = link_->recv(payload_, timer);
       if (kind == FrameKind::end) {
+        check_end({payload_.data(), payload_.size()}, arrived_, page_size, link_->peer);
         ended_ = true;
       } else if (kind == FrameKind::pages) {
-        for_each_object({payload_.data(), payload_.size()}, page_size, link_->peer, frames_,
-                        [&](const Entry&, std::span<const uint8_t> bytes) {
-                          ready_.push_back(method.template decode<M>(bytes));
-                        });
-        ++frames_;
+        const auto [count, pages] = for_each_object(
+            {payload_.data(), payload_.size()}, page_size, link_->peer, arrived_.frames,
+            [&](const Entry&, std::span<const uint8_t> bytes) {
+              ready_.push_back(method.template decode<M>(bytes));
+            });
+        arrived_.add(count, pages);
       } else {
         throw PeerFailure(link_->peer, "a " + std::string(frame_kind_name(kind)) +
                                            " frame inside a stream");
@@ -54,7 +56,7 @@ class Incoming {
  private:
   Link* link_;
   Bytes payload_;
-  uint64_t frames_ = 0;
+  Streamed arrived_;
   std::deque<M> ready_;
   bool ended_ = false;
 };
