@@ -121,7 +121,7 @@ TEST(Handcoded, DamageIsNamedWithItsByte) {
 TEST(Handcoded, NestingIsBounded) {
   Tweet root;
   Tweet* last = &root;
-  for (int i = 0; i < handcoded::kMaxNesting + 1; ++i) {
+  for (int i = 0; i < kMaxNesting + 1; ++i) {
     last->quoted_status = std::make_unique<Tweet>();
     last = last->quoted_status.get();
   }

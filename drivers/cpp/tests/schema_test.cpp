@@ -277,11 +277,11 @@ Tweet nested(int levels) {
 
 TEST(FlatBuffers, TweetsNestAsDeepAsTheNestingLimitAndNoDeeper) {
   FlatBuffers method;
-  const Tweet deepest = nested(handcoded::kMaxNesting);
+  const Tweet deepest = nested(kMaxNesting);
   const Outcome got =
       read<FlatBuffers, Tweet>(method, encoded<FlatBuffers>(deepest), {Depth::access, 0});
   EXPECT_EQ(got.hash, object_hash(deepest)) << got.error;
-  const std::string deeper = encoded<FlatBuffers>(nested(handcoded::kMaxNesting + 1));
+  const std::string deeper = encoded<FlatBuffers>(nested(kMaxNesting + 1));
   const std::string limit = std::to_string(fbuf::verifier_options(deeper.size()).max_depth);
   for (const ReadMode& mode : modes<FlatBuffers>()) {
     const Outcome refused = read<FlatBuffers, Tweet>(method, deeper, mode);

@@ -25,9 +25,6 @@
 
 namespace serbench::archive_walk {
 
-// Recursive tweets: keeps a corrupted object off the stack.
-inline constexpr int kMaxNesting = 64;
-
 template <class Out, class T>
 void save(Out& out, const T& v) {
   constexpr Shape shape = shape_v<T>;

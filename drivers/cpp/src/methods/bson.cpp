@@ -227,8 +227,8 @@ void each_field(const bson_iter_t& doc, F&& f) {
 }
 
 void enter(int& nesting) {
-  if (++nesting > json_in::kMaxNesting) {
-    fail("nested deeper than " + std::to_string(json_in::kMaxNesting) + " levels");
+  if (++nesting > kMaxNesting) {
+    fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
   }
 }
 

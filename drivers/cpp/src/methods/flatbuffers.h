@@ -391,7 +391,7 @@ inline constexpr flatbuffers::uoffset_t kTablesInATweet = 4;
 // and the one list of strings (Arrays') is in a root table, verified once.
 inline flatbuffers::Verifier::Options verifier_options(std::size_t size) {
   flatbuffers::Verifier::Options options;
-  options.max_depth = 1 + handcoded::kMaxNesting + kTablesInATweet;
+  options.max_depth = 1 + kMaxNesting + kTablesInATweet;
   options.max_tables = flatbuffers::uoffset_t(size / 4);
   return options;
 }

@@ -25,10 +25,6 @@ namespace serbench {
 
 namespace handcoded {
 
-// Tweets nest through quoted and retweeted statuses; the limit keeps a corrupted object off
-// the stack.
-inline constexpr int kMaxNesting = 64;
-
 // The fewest bytes a value of T takes: bounds a count before anything is allocated for it.
 template <class T>
 constexpr std::size_t min_size() {

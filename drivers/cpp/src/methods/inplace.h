@@ -243,9 +243,6 @@ void convert(N& out, const D& v) {
   }
 }
 
-// Tweets nest through pointers; the limit keeps a corrupted object off the stack.
-inline constexpr int kMaxNesting = 64;
-
 // The "validate" variant's checks over one object's extent.
 class Checker {
  public:

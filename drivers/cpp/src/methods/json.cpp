@@ -182,8 +182,8 @@ void visit_record(const rapidjson::Value& v, Hasher& h, int nesting) {
         h.word(present);
         if (!present) return;
         if constexpr (is_specialization<F, std::unique_ptr>) {
-          if (nesting >= json_in::kMaxNesting) {
-            json_in::fail("nested deeper than " + std::to_string(json_in::kMaxNesting) + " levels");
+          if (nesting >= kMaxNesting) {
+            json_in::fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
           }
           visit<value_t<F>>(m->value, h, nesting + 1);
         } else {

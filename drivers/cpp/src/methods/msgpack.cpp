@@ -198,8 +198,8 @@ void each_element(const msgpack::object& o, F&& f) {
 }
 
 void enter(int& nesting) {
-  if (++nesting > json_in::kMaxNesting) {
-    fail("nested deeper than " + std::to_string(json_in::kMaxNesting) + " levels");
+  if (++nesting > kMaxNesting) {
+    fail("nested deeper than " + std::to_string(kMaxNesting) + " levels");
   }
 }
 

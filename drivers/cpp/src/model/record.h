@@ -16,6 +16,10 @@
 
 namespace serbench {
 
+// The deepest a canonical object nests: its JSON text at most 64 levels (PROTOCOL.md 2.1).
+// Every reader refuses deeper input with an error, so no input controls recursion unbounded.
+inline constexpr int kMaxNesting = 64;
+
 template <class S, class T>
 struct Field {
   using type = T;
