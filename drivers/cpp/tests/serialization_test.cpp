@@ -1,10 +1,12 @@
 // The serialization-library methods (boost_text, boost_binary, cereal, msgpack, bson, json,
 // json_gzip) on damaged bytes: every truncation, trailing bytes and random damage give a
 // DecodeError (corrupt_input) at every depth, never a crash or another exception. Golden
-// round trips of these methods are in golden_test.cpp (every registered method).
+// round trips of these methods are in golden_test.cpp (every registered method). And every
+// registered method's checking reader refuses text that is not UTF-8.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "registry.h"
@@ -128,6 +130,38 @@ TEST(Serialization, RandomDamageNeverCrashes) {
       std::string garbage(bytes.size(), '\0');
       for (char& c : garbage) c = char(rng());
       reads<Meth, Tweet>(method, garbage);
+    }
+  });
+}
+
+// A trusting read (the default variant of a method listing `validate`) checks nothing by
+// design (PROTOCOL.md 3); every other read checks the text it reads.
+template <class Meth>
+bool trusting(std::size_t variant) {
+  const auto& v = Meth::variants;
+  return variant == 0 && std::find(v.begin(), v.end(), "validate") != v.end();
+}
+
+TEST(Utf8, EveryCheckingReaderRefusesInvalidText) {
+  Part part = golden<Part>()[0];
+  part.name = "not \xff UTF-8";
+  for_each_type(Methods{}, [&](auto m) {
+    using Meth = typename decltype(m)::type;
+    if constexpr (Meth::writes) {
+      Meth method;
+      const std::string bytes = encoded(method, part);
+      const std::span<const uint8_t> span(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                          bytes.size());
+      for (Depth depth : Meth::depths) {
+        if (depth == Depth::key) continue;  // reads the key alone, not the text
+        for (std::size_t variant = 0; variant <= Meth::variants.size(); ++variant) {
+          if (trusting<Meth>(variant)) continue;
+          Hasher h;
+          EXPECT_THROW(method.template fold<Part>(span, ReadMode{depth, variant}, h), DecodeError)
+              << Meth::id << " depth " << depth_id(depth) << " variant " << variant;
+        }
+      }
+      EXPECT_THROW(method.template decode<Part>(span), DecodeError) << Meth::id << " decode";
     }
   });
 }

@@ -32,6 +32,7 @@
 #include "cp/trade.capnp.h"
 #include "cp/tweet.capnp.h"
 #include "methods/schema.h"
+#include "model/utf8.h"
 
 namespace serbench {
 
@@ -126,6 +127,13 @@ void put_record(typename Struct<R>::Builder b, const R& v) {
 template <class R>
 void visit_record(typename Struct<R>::Reader r, Hasher& h);
 
+// A Text's bytes, once checked: capnp's Text is any bytes before its NUL terminator, the model's
+// strings are UTF-8 (PROTOCOL.md 2).
+inline std::string_view checked_text(capnp::Text::Reader x) {
+  if (!valid_utf8(x.begin(), x.size())) decode_error(0, "invalid UTF-8 in a string");
+  return {x.begin(), x.size()};
+}
+
 // A present value of native type T, as the reader returns it.
 template <class T, class X>
 void visit_value(const X& x, Hasher& h) {
@@ -139,7 +147,7 @@ void visit_value(const X& x, Hasher& h) {
   } else if constexpr (shape == Shape::enumeration) {
     h.integer(int64_t(to_enum<T>(int64_t(x))));
   } else if constexpr (shape == Shape::str) {
-    h.str(std::string_view(x.begin(), x.size()));
+    h.str(checked_text(x));
   } else if constexpr (shape == Shape::list) {
     h.word(x.size());
     for (const auto e : x) visit_value<element_t<T>>(e, h);
@@ -205,7 +213,7 @@ void take_value(const X& x, T& out) {
   } else if constexpr (is_scalar<T>) {
     out = x;
   } else if constexpr (shape == Shape::str) {
-    out.assign(x.begin(), x.size());
+    out.assign(checked_text(x));
   } else if constexpr (shape == Shape::list) {
     out.resize(x.size());
     for (capnp::uint i = 0; i < x.size(); ++i) take_value(x[i], out[i]);
