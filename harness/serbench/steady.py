@@ -63,34 +63,43 @@ def judge(samples: list[dict]) -> Steadiness:
     return Steadiness(True, _steady_note(measured))
 
 
-def _jit_ms(measured: list[dict]) -> int | None:
-    values = [s.get("jit_ms") for s in measured]
+def _summed(measured: list[dict], key: str, scale: float = 1) -> float | None:
+    """A per-sample figure summed over the measured repetitions (divided by `scale`); None
+    when a sample lacks it (a driver without a JIT, or a figure the OS does not give)."""
+    values = [s.get(key) for s in measured]
     if any(v is None for v in values):
         return None
-    return sum(values)
+    return sum(values) / scale
+
+
+def _jit_ms(measured: list[dict]) -> float | None:
+    return _summed(measured, "jit_ms")
+
+
+def _jit_cpu_ms(measured: list[dict]) -> float | None:
+    return _summed(measured, "jit_cpu_ns", 1e6)
+
+
+def _compiling(spent_ms: float | None, minimum_ms: float, measured: list[dict]) -> bool:
+    """Whether JIT time spent during the measured region is too much to call it steady."""
+    total_ms = sum(s["total_ns"] for s in measured) / 1e6
+    return spent_ms is not None and spent_ms >= minimum_ms and spent_ms > JIT_SHARE * total_ms
 
 
 def _jit_problem(measured: list[dict]) -> str | None:
     jit_ms = _jit_ms(measured)
+    if not _compiling(jit_ms, JIT_MIN_MS, measured):
+        return None
     total_ms = sum(s["total_ns"] for s in measured) / 1e6
-    if jit_ms is None or jit_ms < JIT_MIN_MS or jit_ms <= JIT_SHARE * total_ms:
-        return None
-    return (f"the JIT compiled for {jit_ms} ms during the measured repetitions "
+    return (f"the JIT compiled for {jit_ms:,.0f} ms during the measured repetitions "
             f"({jit_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
-
-
-def _jit_cpu_ms(measured: list[dict]) -> float | None:
-    values = [s.get("jit_cpu_ns") for s in measured]
-    if any(v is None for v in values):
-        return None
-    return sum(values) / 1e6
 
 
 def _jit_cpu_problem(measured: list[dict]) -> str | None:
     cpu_ms = _jit_cpu_ms(measured)
-    total_ms = sum(s["total_ns"] for s in measured) / 1e6
-    if cpu_ms is None or cpu_ms < JIT_CPU_MIN_MS or cpu_ms <= JIT_SHARE * total_ms:
+    if not _compiling(cpu_ms, JIT_CPU_MIN_MS, measured):
         return None
+    total_ms = sum(s["total_ns"] for s in measured) / 1e6
     return (f"JIT compiling during measurement: {cpu_ms:,.0f} ms of compiler CPU "
             f"({cpu_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
 
@@ -155,7 +164,7 @@ def _steady_note(measured: list[dict]) -> str:
     parts = []
     jit_ms = _jit_ms(measured)
     if jit_ms is not None:
-        parts.append(f"JIT compiled {jit_ms} ms while measured")
+        parts.append(f"JIT compiled {jit_ms:,.0f} ms while measured")
     cpu_ms = _jit_cpu_ms(measured)
     if cpu_ms is not None:
         parts.append(f"{cpu_ms:,.1f} ms of compiler CPU")
