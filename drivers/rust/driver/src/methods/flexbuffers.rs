@@ -46,6 +46,12 @@ impl<M: ModelType> Codec<M> for Flexbuffers {
         let error = |e: &dyn std::fmt::Display| DecodeError::new(0, format!("flexbuffers: {e}"));
         let read = || {
             let root = Reader::get_root(bytes).map_err(|e| error(&e))?;
+            if root.flexbuffer_type() != FlexBufferType::Map {
+                return Err(error(&format!(
+                    "the root is a {:?}, not a map",
+                    root.flexbuffer_type()
+                )));
+            }
             check_elements(&root, &mut bytes.len(), 0).map_err(|e| error(&e))?;
             M::deserialize(root).map_err(|e| error(&e))
         };
@@ -94,6 +100,13 @@ fn check_elements(value: &Reader<&[u8]>, budget: &mut usize, depth: u32) -> Resu
     spend(budget, elements.len(), "vector elements")?;
     for i in 0..elements.len() {
         let element = elements.index(i).map_err(|e| e.to_string())?;
+        // get_bool reads the bool's claimed width without a bounds check (a panic past the
+        // buffer's end): an inline value is never wider than its vector's slots
+        if element.flexbuffer_type() == FlexBufferType::Bool
+            && element.bitwidth() > value.bitwidth()
+        {
+            return Err(format!("element {i}: a bool wider than its vector's slots"));
+        }
         check_elements(&element, budget, depth + 1)?;
     }
     Ok(())
@@ -111,6 +124,35 @@ fn spend(budget: &mut usize, n: usize, what: &str) -> Result<(), String> {
 mod tests {
     use super::*;
     use serbench_model::{Arrays, Trade};
+
+    #[test]
+    fn bools_claiming_bytes_past_the_end_are_refused_before_they_are_read() {
+        // the root: a bool claiming 8 bytes (type 26, width W64) 4 bytes before the end
+        let bytes = [1, 0, 0, 0, 26 << 2 | 3, 4];
+        let err = Codec::<Trade>::decode(&mut Flexbuffers::default(), &bytes).unwrap_err();
+        assert!(
+            err.to_string().contains("the root is a Bool, not a map"),
+            "{err}"
+        );
+        // trade's last field in key order, `special`, as an 8-byte bool in 1-byte slots: its
+        // type byte is the map's last, just before the root's offset, type and width
+        let trade = Trade {
+            source_id: 3,
+            special: true,
+            order_code: 1,
+            priority: 2,
+            prices: vec![0.5],
+            quantities: vec![],
+        };
+        let mut bytes = vec![];
+        Codec::<Trade>::encode(&mut Flexbuffers::default(), &trade, &mut bytes);
+        let root_width = *bytes.last().unwrap() as usize;
+        let last_type = bytes.len() - 3 - root_width;
+        assert_eq!(bytes[last_type], 26 << 2, "a one-byte bool");
+        bytes[last_type] = 26 << 2 | 3;
+        let err = Codec::<Trade>::decode(&mut Flexbuffers::default(), &bytes).unwrap_err();
+        assert!(err.to_string().contains("element 5: a bool wider"), "{err}");
+    }
 
     #[test]
     fn structs_are_maps_keyed_by_field_name() {
