@@ -80,28 +80,23 @@ def _jit_cpu_ms(measured: list[dict]) -> float | None:
     return _summed(measured, "jit_cpu_ns", 1e6)
 
 
-def _compiling(spent_ms: float | None, minimum_ms: float, measured: list[dict]) -> bool:
-    """Whether JIT time spent during the measured region is too much to call it steady."""
-    total_ms = sum(s["total_ns"] for s in measured) / 1e6
-    return spent_ms is not None and spent_ms >= minimum_ms and spent_ms > JIT_SHARE * total_ms
-
-
 def _jit_problem(measured: list[dict]) -> str | None:
-    jit_ms = _jit_ms(measured)
-    if not _compiling(jit_ms, JIT_MIN_MS, measured):
-        return None
-    total_ms = sum(s["total_ns"] for s in measured) / 1e6
-    return (f"the JIT compiled for {jit_ms:,.0f} ms during the measured repetitions "
-            f"({jit_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
+    return _jit_share_problem(_jit_ms(measured), JIT_MIN_MS, measured,
+                              "the JIT compiled for {:,.0f} ms during the measured repetitions")
 
 
 def _jit_cpu_problem(measured: list[dict]) -> str | None:
-    cpu_ms = _jit_cpu_ms(measured)
-    if not _compiling(cpu_ms, JIT_CPU_MIN_MS, measured):
-        return None
+    return _jit_share_problem(_jit_cpu_ms(measured), JIT_CPU_MIN_MS, measured,
+                              "JIT compiling during measurement: {:,.0f} ms of compiler CPU")
+
+
+def _jit_share_problem(spent_ms: float | None, minimum_ms: float, measured: list[dict],
+                       said: str) -> str | None:
+    """Why JIT time spent during the measured region is too much to call it steady, or None."""
     total_ms = sum(s["total_ns"] for s in measured) / 1e6
-    return (f"JIT compiling during measurement: {cpu_ms:,.0f} ms of compiler CPU "
-            f"({cpu_ms / total_ms:.0%} of their {total_ms:,.0f} ms)")
+    if spent_ms is None or spent_ms < minimum_ms or spent_ms <= JIT_SHARE * total_ms:
+        return None
+    return f"{said.format(spent_ms)} ({spent_ms / total_ms:.0%} of their {total_ms:,.0f} ms)"
 
 
 def _per_process(measured: list[dict]) -> list[list[int]]:

@@ -125,6 +125,17 @@ mod tests {
     use super::*;
     use serbench_model::{Arrays, Trade};
 
+    fn trade(special: bool) -> Trade {
+        Trade {
+            source_id: 3,
+            special,
+            order_code: 1,
+            priority: 2,
+            prices: vec![0.5],
+            quantities: vec![],
+        }
+    }
+
     #[test]
     fn bools_claiming_bytes_past_the_end_are_refused_before_they_are_read() {
         // the root: a bool claiming 8 bytes (type 26, width W64) 4 bytes before the end
@@ -136,14 +147,7 @@ mod tests {
         );
         // trade's last field in key order, `special`, as an 8-byte bool in 1-byte slots: its
         // type byte is the map's last, just before the root's offset, type and width
-        let trade = Trade {
-            source_id: 3,
-            special: true,
-            order_code: 1,
-            priority: 2,
-            prices: vec![0.5],
-            quantities: vec![],
-        };
+        let trade = trade(true);
         let mut bytes = vec![];
         Codec::<Trade>::encode(&mut Flexbuffers::default(), &trade, &mut bytes);
         let root_width = *bytes.last().unwrap() as usize;
@@ -156,14 +160,7 @@ mod tests {
 
     #[test]
     fn structs_are_maps_keyed_by_field_name() {
-        let trade = Trade {
-            source_id: 3,
-            special: false,
-            order_code: 1,
-            priority: 2,
-            prices: vec![0.5],
-            quantities: vec![],
-        };
+        let trade = trade(false);
         let mut codec = Flexbuffers::default();
         let mut out = vec![7];
         Codec::<Trade>::encode(&mut codec, &trade, &mut out);
