@@ -61,7 +61,7 @@ pub fn any_reader(data: &[u8]) -> bool {
     let method = readers()
         .nth(pick as usize % readers().count())
         .expect("in range");
-    decoder(method.id, method.checking_variant(), false, rest)
+    decoder(method.id, method.validating_variant(), false, rest)
 }
 
 /// The methods that read objects (`raw` copies bytes and decodes nothing).

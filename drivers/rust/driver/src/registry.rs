@@ -29,7 +29,7 @@ pub struct MethodSpec {
 impl MethodSpec {
     /// The read variant that checks every byte: `validate` where the method's default trusts
     /// its bytes (PROTOCOL.md 3), else the default. Bytes from another process read this way.
-    pub fn checking_variant(&self) -> &'static str {
+    pub fn validating_variant(&self) -> &'static str {
         match self.variants.contains(&"validate") {
             true => "validate",
             false => "",
@@ -127,8 +127,8 @@ mod tests {
     use super::method;
 
     #[test]
-    fn bytes_from_elsewhere_are_read_by_the_checking_variant() {
-        assert_eq!(method("rkyv").unwrap().checking_variant(), "validate");
-        assert_eq!(method("handcoded").unwrap().checking_variant(), "");
+    fn bytes_from_elsewhere_are_read_by_the_validating_variant() {
+        assert_eq!(method("rkyv").unwrap().validating_variant(), "validate");
+        assert_eq!(method("handcoded").unwrap().validating_variant(), "");
     }
 }

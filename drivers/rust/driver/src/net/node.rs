@@ -204,7 +204,7 @@ impl Node {
         // a node decodes bytes a peer sent: never with a read that trusts them
         with_codec(
             spec.id,
-            spec.checking_variant(),
+            spec.validating_variant(),
             model,
             Session {
                 node: self,
