@@ -66,7 +66,7 @@ def fetch_cell(rust, parts, tmp_path, method="handcoded", variant="disk", server
     output.mkdir()
     params = {"servers": servers, "n": n, "start": 0, "input": encoded(rust, jsonl, method),
               "output": output, "page_size": PAGE, "net_page_bytes": 2048,
-              "server_language": "rust", "client_language": "rust",
+              "server_languages": ["rust"] * servers, "client_language": "rust",
               "expected": {"count": count, "sum": hex64(total)}, **extra}
     return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
                    repetitions=2, timeout_s=60)

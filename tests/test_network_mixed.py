@@ -3,8 +3,10 @@ roles their languages, refused before anything runs when a role's driver lacks t
 method; the runner proves every language pair a group uses with a small fetch before timing
 and fails the cells of a pair that does not understand itself, naming it; a real mixed
 sort-merge (Java leaves, C++ middle nodes, a Rust root) and fetch (Java servers, a C++
-client) run through the runner to ok; `serbench verify`'s network matrix proves every
-ordered pair of node languages and names a broken one."""
+client) run through the runner to ok; a role given several languages has its nodes take them
+in turn (a Rust client fetching from a Java and a C++ server in one cell), refused when it
+cannot run; `serbench verify`'s network matrix proves every ordered pair of node languages
+and names a broken one."""
 from __future__ import annotations
 
 import json
@@ -15,7 +17,7 @@ import pytest
 from serbench import driver as driver_module
 from serbench.driver import BUILD_PATHS, LANGUAGES, env_var
 from serbench.network import cell as cell_module
-from serbench.plan import PlanError, expand, parse_plan
+from serbench.plan import PlanError, describe, expand, parse_plan
 from serbench.results import Results
 
 from fake_driver import make_dataset
@@ -58,9 +60,9 @@ def parsed(group: str) -> "Plan":  # noqa: F821
 
 def test_roles_are_parsed_in_the_tasks_role_order():
     plan = parsed('tasks = ["net_sort_merge"]\nroles = {root = "rust", leaf = "java"}')
-    assert plan.groups[0].roles == (("leaf", "java"), ("root", "rust"))
-    fetch = parsed('tasks = ["net_fetch"]\nroles = {client = "cpp", server = "java"}')
-    assert fetch.groups[0].roles == (("server", "java"), ("client", "cpp"))
+    assert plan.groups[0].roles == (("leaf", ("java",)), ("root", ("rust",)))
+    fetch = parsed('tasks = ["net_fetch"]\nroles = {client = "cpp", server = ["java", "cpp"]}')
+    assert fetch.groups[0].roles == (("server", ("java", "cpp")), ("client", ("cpp",)))
 
 
 @pytest.mark.parametrize("group, problem", [
@@ -71,6 +73,12 @@ def test_roles_are_parsed_in_the_tasks_role_order():
     ('tasks = ["net_fetch", "write"]\nroles = {server = "java"}',
      r"group\[1\].roles: .*write runs no nodes"),
     ('tasks = ["net_fetch"]\nroles = "java"', r"group\[1\].roles: must be a table"),
+    ('tasks = ["net_fetch"]\nroles = {server = ["java", "go"]}',
+     r"p.toml: line 3: group\[1\].roles.server: unknown language 'go'"),
+    ('tasks = ["net_fetch"]\nroles = {server = ["java", "java"]}',
+     r"group\[1\].roles.server: must be a language or a list of distinct languages"),
+    ('tasks = ["net_fetch"]\nroles = {server = []}',
+     r"group\[1\].roles.server: must be a language or a list of distinct languages"),
 ])
 def test_impossible_roles_are_refused_by_name(group, problem):
     with pytest.raises(PlanError, match=problem):
@@ -80,8 +88,10 @@ def test_impossible_roles_are_refused_by_name(group, problem):
 def infos(java_net_tasks=("net_fetch",)) -> dict:
     spec = {"depths": ["materialize"], "variants": [], "models": ["part"]}
     made = {lang: info(lang, {m: spec for m in methods}) for lang, methods in
-            (("rust", ("handcoded", "json", "rkyv")), ("java", ("handcoded", "json")))}
-    for lang, tasks in (("rust", ("net_fetch", "net_sort_merge")), ("java", java_net_tasks)):
+            (("rust", ("handcoded", "json", "rkyv")), ("java", ("handcoded", "json")),
+             ("cpp", ("handcoded", "json", "inplace")))}
+    for lang, tasks in (("rust", ("net_fetch", "net_sort_merge")), ("java", java_net_tasks),
+                        ("cpp", ("net_fetch", "net_sort_merge"))):
         made[lang]["net_tasks"] = list(tasks)
     return made
 
@@ -100,8 +110,29 @@ def test_a_role_whose_driver_lacks_the_task_or_method_is_refused_naming_the_line
                                         r"no rkyv; only methods both languages offer"):
         expanded('tasks = ["net_fetch"]\nmodels = ["part"]\nmethods = ["rkyv"]\n'
                  'roles = {server = "java"}')
+    without_cpp = {lang: i for lang, i in infos().items() if lang != "cpp"}
     with pytest.raises(PlanError, match=r"roles.client: no cpp driver found"):
-        expanded('tasks = ["net_fetch"]\nroles = {client = "cpp"}')
+        expanded('tasks = ["net_fetch"]\nroles = {client = "cpp"}', infos=without_cpp)
+
+
+@pytest.mark.parametrize("group, problem", [
+    # each of a role's languages is checked as a role's one language is
+    ('tasks = ["net_fetch"]\nmethods = ["inplace"]\nlanguages = ["cpp"]\n'
+     'roles = {server = ["cpp", "java"]}',
+     r"line 7: group\[1\].roles.server: the java driver has no inplace; only methods both"),
+    ('tasks = ["net_sort_merge"]\nlanguages = ["rust"]\nroles = {leaf = ["cpp", "java"]}',
+     r"line 6: group\[1\].roles.leaf: the java driver's nodes do not run net_sort_merge"),
+    # a language per node at most: every language the cell names runs
+    ('tasks = ["net_fetch"]\nservers = 2\nroles = {server = ["java", "cpp", "rust"]}',
+     r"line 6: group\[1\].roles.server: 3 languages for net_fetch's 2 server nodes"),
+    ('tasks = ["net_fetch"]\nroles = {client = ["java", "cpp"]}',
+     r"roles.client: 2 languages for net_fetch's 1 client node: each language runs a node"),
+    ('tasks = ["net_sort_merge"]\ntree_depth = 2\nroles = {leaf = ["java", "cpp", "rust"]}',
+     r"roles.leaf: 3 languages for net_sort_merge's 2 leaf nodes"),
+])
+def test_a_role_of_several_languages_that_cannot_run_is_refused_naming_the_line(group, problem):
+    with pytest.raises(PlanError, match=problem):
+        expanded(group)
 
 
 def test_mixed_cells_name_their_roles_and_only_shared_methods_mix():
@@ -111,7 +142,8 @@ def test_mixed_cells_name_their_roles_and_only_shared_methods_mix():
     # the Java cell's servers are its own: no roles; the Rust cell's are Java's
     assert by["java", "json"].setting == "source=decode servers=4"
     assert by["rust", "json"].setting == "source=decode servers=4 roles=server:java"
-    assert by["rust", "json"].roles == {"server": "java"} and not by["rust", "json"].unsupported
+    assert by["rust", "json"].roles == {"server": ("java",)}
+    assert not by["rust", "json"].unsupported
     # "*" methods: one Java lacks is not mixed but unsupported, with the reason
     assert "rkyv is not shared with java" in by["rust", "rkyv"].unsupported
     trees = expanded('tasks = ["net_sort_merge"]\nmodels = ["part"]\nlanguages = ["rust"]\n'
@@ -120,6 +152,23 @@ def test_mixed_cells_name_their_roles_and_only_shared_methods_mix():
                      infos=infos(("net_fetch", "net_sort_merge")))
     # a tree of depth 2 has no middle nodes; a role of the cell's own language is no mix
     assert [c.setting for c in trees] == ["tree_depth=2 roles=root:java"]
+
+
+def test_a_role_of_several_languages_names_them_in_its_cells_setting():
+    cells = expanded('tasks = ["net_fetch"]\nmodels = ["part"]\nmethods = "*"\n'
+                     'languages = ["rust"]\nsources = ["ram"]\n'
+                     'roles = {server = ["java", "cpp"]}')
+    by = {c.method: c for c in cells if c.method != "raw"}
+    assert by["json"].setting == "source=ram servers=4 roles=server:java+cpp"
+    assert by["json"].roles == {"server": ("java", "cpp")} and not by["json"].unsupported
+    assert "rkyv is not shared with java" in by["rkyv"].unsupported
+    assert "rust/json/part/net_fetch n=4 source=ram servers=4 roles=server:java+cpp" in \
+        describe(by["json"])
+    # the cell's own language among a role's is a mix too
+    own = expanded('tasks = ["net_fetch"]\nmodels = ["part"]\nmethods = ["json"]\n'
+                   'languages = ["rust"]\nsources = ["ram"]\n'
+                   'roles = {server = ["rust", "cpp"]}')
+    assert [c.setting for c in own] == ["source=ram servers=4 roles=server:rust+cpp"]
 
 
 def test_the_pairs_a_cell_uses_follow_its_links():
@@ -132,6 +181,24 @@ def test_the_pairs_a_cell_uses_follow_its_links():
         'sources = ["ram"]\nroles = {client = "java"}'))
     assert pairs_of(tree) == {Pair("java", "rust")}  # leaves under Rust middle nodes
     assert pairs_of(fetch) == {Pair("rust", "java")}
+
+
+def test_a_roles_nodes_take_its_languages_in_turn():
+    from serbench.network import aggregate, fetch
+    from serbench.network.proof import Pair
+    from serbench.tasks.network import pairs_of
+    [tree] = expanded('tasks = ["net_sort_merge"]\nmodels = ["part"]\nlanguages = ["rust"]\n'
+                      'methods = ["json"]\nroles = {leaf = ["java", "cpp"], middle = "cpp"}',
+                      infos=infos(("net_fetch", "net_sort_merge")))
+    # node i's parent is (i-1)//2: leaves 3, 4 under middle1, leaves 5, 6 under middle2
+    assert aggregate.node_languages(tree) == ["rust", "cpp", "cpp", "java", "cpp", "java",
+                                              "cpp"]
+    assert pairs_of(tree) == {Pair("java", "cpp"), Pair("cpp", "rust")}
+    [servers] = expanded('tasks = ["net_fetch"]\nmodels = ["part"]\nlanguages = ["rust"]\n'
+                         'methods = ["json"]\nservers = 3\nsources = ["ram"]\n'
+                         'roles = {server = ["java", "cpp"]}')
+    assert fetch.node_languages(servers) == (["java", "cpp", "java"], "rust")
+    assert pairs_of(servers) == {Pair("java", "rust"), Pair("cpp", "rust")}
 
 
 @pytest.fixture
@@ -166,6 +233,40 @@ def test_mixed_cells_run_through_the_runner_to_ok(mixed_home, tmp_path):
     markdown = next(Path(w) for w in cli_ok("report").split() if w.endswith(".md")).read_text()
     assert "roles=leaf:java,middle:cpp" in markdown
     assert "roles=server:java,client:cpp" in markdown
+
+
+def test_a_rust_client_fetches_from_a_java_and_a_cpp_server_in_one_cell(mixed_home, tmp_path):
+    params, trees, fetch = MIXED_PLAN.split("[[group]]")
+    plan = params + "[[group]]" + fetch.replace('roles = {server = "java", client = "cpp"}',
+                                                'roles = {server = ["java", "cpp"]}')
+    [cell] = run_cells(mixed_home, tmp_path, plan)
+    assert cell["status"] == "ok", cell["message"]
+    assert (cell["language"], cell["setting"]) == ("rust", "source=decode servers=2 "
+                                                           "roles=server:java+cpp")
+    assert [cell["got_count"], cell["got_sum"]] == [cell["expected_count"],
+                                                    cell["expected_sum"]]
+    assert json.loads(cell["counters"])["node_languages"] == {
+        "server0": "java", "server1": "cpp", "client": "rust"}
+    markdown = next(Path(w) for w in cli_ok("report").split() if w.endswith(".md")).read_text()
+    assert "rust · msgpack · materialize · source=decode servers=2 roles=server:java+cpp" in \
+        markdown
+    assert "server0 (java)" in markdown and "server1 (cpp)" in markdown
+
+
+def test_a_role_of_more_languages_than_nodes_stops_serbench_run_with_exit_2(
+        mixed_home, tmp_path, monkeypatch, capsys):
+    from serbench.cli import main
+    plan = tmp_path / "p.toml"
+    plan.write_text('[[group]]\ntasks = ["net_fetch"]\nmethods = ["msgpack"]\nservers = 2\n'
+                    'roles = {server = ["java", "cpp", "rust"]}\n')
+    monkeypatch.setattr("sys.argv", ["serbench", "run", str(plan)])
+    with pytest.raises(SystemExit) as stopped:
+        main()
+    assert stopped.value.code == 2
+    assert "line 5: group[1].roles.server: 3 languages for net_fetch's 2 server nodes" in \
+        capsys.readouterr().err
+    with Results(mixed_home / "results.duckdb") as results:
+        assert not results.runs()  # refused before any run began
 
 
 def test_a_pair_that_fails_its_proof_fails_its_cells_untimed_naming_it(mixed_home, tmp_path,

@@ -108,7 +108,8 @@ def fetch_cell(language, parts, tmp_path, method="handcoded", variant="disk", se
     output.mkdir()
     params = {"servers": servers, "n": n, "start": 0, "input": encoded(language, jsonl, method),
               "output": output, "page_size": PAGE, "net_page_bytes": 2048,
-              "server_language": server or language, "client_language": client or language,
+              "server_languages": [server or language] * servers,
+              "client_language": client or language,
               "expected": {"count": count, "sum": hex64(total)}, **extra}
     return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
                    repetitions=2, timeout_s=60)

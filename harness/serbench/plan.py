@@ -72,7 +72,10 @@ depths = "*"                      # "*" = every depth the method offers
 variants = "*"                    # "*" = the default variant "" and every listed variant
 roles = {server = "java"}         # network tasks: the language of a role's nodes (net_fetch:
                                   # server, client; trees: leaf, middle, root), the others
-                                  # the cell's; shared methods only; named in the setting
+                                  # the cell's; shared methods only; named in the setting;
+                                  # a list, e.g. server = ["java", "cpp"], gives the role's
+                                  # nodes those languages in turn (server0 java, server1 cpp,
+                                  # server2 java, ...)
 # any key of [params] may be overridden inside a group
 ```
 
@@ -178,7 +181,8 @@ class Group:
     depths: tuple[str, ...] | None
     variants: tuple[str, ...] | None
     params: Params
-    roles: tuple[tuple[str, str], ...] = ()  # (role, language): network nodes' languages
+    # (role, languages): network nodes' languages, a role's nodes taking them in turn
+    roles: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -234,8 +238,9 @@ class Cell:
         return setting_values(self.setting)
 
     @property
-    def roles(self) -> dict[str, str]:
-        """The network roles whose nodes run another language than the cell's."""
+    def roles(self) -> dict[str, tuple[str, ...]]:
+        """The network roles whose nodes run another language than the cell's, each with the
+        languages its nodes take in turn."""
         return parse_roles(self.settings.get("roles", ""))
 
     @property
@@ -279,7 +284,7 @@ def parse_plan(text: str, source: str, default_name: str) -> Plan:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{source}: TOML syntax error: {exc}") from None
-    check = _Checker(source)
+    check = _Checker(source, text)
     check.keys(doc, "", {"name", "description", "datasets", "params", "group"})
     name = check.string(doc.get("name", default_name), "name")
     if not ID_PATTERN.match(name.replace("-", "_")):
@@ -302,8 +307,9 @@ GROUP_LISTS = {"tasks": None, "models": MODELS, "methods": None, "languages": LA
 class _Checker:
     """Validation with messages of the form `<plan>: <key path>: <problem>`."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, text: str):
         self.source = source
+        self.text = text
 
     def error(self, key: str, problem: str) -> PlanError:
         return PlanError(f"{self.source}: {key}: {problem}")
@@ -457,25 +463,40 @@ class _Checker:
             raise self.error(f"{where}.floor_rounds",
                              f"{params.floor_rounds} rounds cannot share {params.repetitions} "
                              "repetitions: give at most one round per repetition")
-        roles = self.roles(table["roles"], f"{where}.roles", tasks) if "roles" in table else ()
+        roles = ()
+        if "roles" in table:  # named by its line, as the expansion's role errors are
+            line = _line_of(self.text, number, "roles")
+            roles = self.roles(table["roles"], f"{line}{where}.roles", tasks)
         return Group(number, tasks, params=params, roles=roles, **lists)
 
-    def roles(self, value, path: str, tasks: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-        """`{role = "language"}` for the group's network tasks, in the tasks' role order."""
+    def roles(self, value, path: str,
+              tasks: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """`{role = "language"}` or `{role = ["language", ...]}` for the group's network
+        tasks, in the tasks' role order."""
         table = self.table(value, path)
         others = [t for t in tasks if t not in NET_ROLES]
         if others:
             raise self.error(path, f"gives network nodes their languages; {', '.join(others)} "
                                    "runs no nodes: put it in a group of its own")
         known = tuple(dict.fromkeys(role for task in tasks for role in NET_ROLES[task]))
-        for role, language in table.items():
+        for role in table:
             if role not in known:
                 raise self.error(path, f"unknown role {role!r}; the roles of "
                                        f"{', '.join(tasks)}: {', '.join(known)}")
+        return tuple((role, self.role_languages(table[role], f"{path}.{role}"))
+                     for role in known if role in table)
+
+    def role_languages(self, value, path: str) -> tuple[str, ...]:
+        """A role's language, or its distinct languages in the order its nodes take them."""
+        languages = value if isinstance(value, list) else [value]
+        if not languages or len(set(map(str, languages))) != len(languages):
+            raise self.error(path, f"must be a language or a list of distinct languages, "
+                                   f"got {value!r}")
+        for language in languages:
             if language not in LANGUAGES:
-                raise self.error(f"{path}.{role}", f"unknown language {language!r}; known: "
-                                                   f"{', '.join(LANGUAGES)}")
-        return tuple((role, table[role]) for role in known if role in table)
+                raise self.error(path, f"unknown language {language!r}; known: "
+                                       f"{', '.join(LANGUAGES)}")
+        return tuple(languages)
 
     def check_sort_budget(self, params: Params, where: str) -> None:
         """A merge holds a page of each of two runs and of its output (PROTOCOL.md 5.2); a
@@ -600,21 +621,30 @@ def _check_offered(plan: Plan, group: Group, infos: list[dict]) -> None:
 
 
 def _check_roles(plan: Plan, group: Group, infos: dict[str, dict]) -> None:
-    """A role's language must have a driver whose nodes run the group's tasks that have the
-    role and that offers every method the group names (the same id: a shared format)."""
-    for role, language in group.roles:
+    """Each of a role's languages must have a driver whose nodes run the group's tasks that
+    have the role and that offers every method the group names (the same id: a shared
+    format), and a role's nodes must be enough for each of its languages to run one."""
+    for role, languages in group.roles:
         where = f"{plan.source}: {_line_of(plan.toml, group.number, 'roles')}" \
                 f"group[{group.number}].roles.{role}"
-        info = infos.get(language)
-        if info is None:
-            raise PlanError(f"{where}: no {language} driver found; run `serbench build`")
-        for task in (t for t in group.tasks if role in NET_ROLES[t]):
-            if task not in info.get("net_tasks", ()):
-                raise PlanError(f"{where}: the {language} driver's nodes do not run {task}")
-        lacking = [m for m in group.methods or () if m not in info["methods"]]
-        if lacking:
-            raise PlanError(f"{where}: the {language} driver has no {', '.join(lacking)}; only "
-                            f"methods both languages offer (shared formats) mix languages")
+        tasks = [t for t in group.tasks if role in NET_ROLES[t]]
+        for task in tasks:
+            nodes = role_nodes(task, group.params)[role]
+            if 0 < nodes < len(languages):
+                raise PlanError(f"{where}: {len(languages)} languages for {task}'s {nodes} "
+                                f"{role} node{'s' * (nodes > 1)}: each language runs a node")
+        for language in languages:
+            info = infos.get(language)
+            if info is None:
+                raise PlanError(f"{where}: no {language} driver found; run `serbench build`")
+            for task in tasks:
+                if task not in info.get("net_tasks", ()):
+                    raise PlanError(f"{where}: the {language} driver's nodes do not run {task}")
+            lacking = [m for m in group.methods or () if m not in info["methods"]]
+            if lacking:
+                raise PlanError(f"{where}: the {language} driver has no {', '.join(lacking)}; "
+                                "only methods both languages offer (shared formats) mix "
+                                "languages")
 
 
 def _line_of(toml: str, number: int, key: str) -> str:
@@ -690,7 +720,7 @@ def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, mo
     its children's vectors. The group's roles of another language are named in the setting
     (`roles=server:java`), so a mixed cell is told apart from the language's own."""
     p = group.params
-    roles = _cell_roles(group, task, language, p.tree_depth)
+    roles = _cell_roles(group, task, language, p)
     if roles:
         why = why or _roles_unsupported(ex.infos, roles, task, method, model)
     named = f" roles={format_roles(roles)}" if roles else ""
@@ -728,59 +758,59 @@ def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, mo
                 ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
 
 
-def _cell_roles(group: Group, task: str, language: str, tree_depth: int) -> dict[str, str]:
-    """The group's roles this task's cell has (a tree of depth 2 has no middle nodes) whose
-    language is not the cell's own."""
-    present = NET_ROLES[task] if task == "net_fetch" else tree_kinds(tree_depth)
-    return {role: lang for role, lang in group.roles if role in present and lang != language}
+def _cell_roles(group: Group, task: str, language: str,
+                params: Params) -> dict[str, tuple[str, ...]]:
+    """The group's roles this task's cell has nodes of (a tree of depth 2 has no middle
+    nodes) whose languages are not just the cell's own."""
+    nodes = role_nodes(task, params)
+    return {role: languages for role, languages in group.roles
+            if nodes[role] and languages != (language,)}
 
 
-def role_flow(task: str, tree_depth: int) -> list[tuple[str, str]]:
-    """(sending role, receiving role) of every kind of link a task's cell has."""
+def role_nodes(task: str, params: Params) -> dict[str, int]:
+    """How many nodes of each role a task's cell has."""
     if task == "net_fetch":
-        return [("server", "client")]
-    kinds = tree_kinds(tree_depth)
-    return list(zip(kinds, kinds[1:]))
+        return {"server": params.servers, "client": 1}
+    count = 2 ** params.tree_depth - 1
+    leaves = (count + 1) // 2 if count > 1 else 0
+    return {"leaf": leaves, "middle": count - leaves - 1, "root": 1}
 
 
-def tree_kinds(depth: int) -> tuple[str, ...]:
-    """The kinds of node a binary tree of `depth` levels has, leaves first."""
-    if depth == 1:
-        return ("root",)
-    return ("leaf", "root") if depth == 2 else ("leaf", "middle", "root")
-
-
-def _roles_unsupported(infos: dict[str, dict], roles: dict[str, str], task: str, method: str,
-                       model: str) -> str | None:
-    for role, language in roles.items():
-        info = infos.get(language)
-        if info is None:
-            return f"{role}: no {language} driver"
-        if task not in info.get("net_tasks", ()):
-            return f"{role}: the {language} driver's nodes do not run task {task}"
-        spec = info["methods"].get(method)
-        if spec is None:
-            return f"{role}: {method} is not shared with {language} (it has no {method})"
-        if model not in spec["models"]:
-            return f"{role}: {language} {method} does not support model {model}"
+def _roles_unsupported(infos: dict[str, dict], roles: dict[str, tuple[str, ...]], task: str,
+                       method: str, model: str) -> str | None:
+    for role, languages in roles.items():
+        for language in languages:
+            info = infos.get(language)
+            if info is None:
+                return f"{role}: no {language} driver"
+            if task not in info.get("net_tasks", ()):
+                return f"{role}: the {language} driver's nodes do not run task {task}"
+            spec = info["methods"].get(method)
+            if spec is None:
+                return f"{role}: {method} is not shared with {language} (it has no {method})"
+            if model not in spec["models"]:
+                return f"{role}: {language} {method} does not support model {model}"
     return None
 
 
-def _client_depth_unsupported(infos: dict[str, dict], roles: dict[str, str], method: str,
-                              depth: str) -> str | None:
-    client = roles.get("client")
-    if client and depth not in infos[client]["methods"][method]["depths"]:
-        return f"client: {client} {method} does not read at depth {depth}"
+def _client_depth_unsupported(infos: dict[str, dict], roles: dict[str, tuple[str, ...]],
+                              method: str, depth: str) -> str | None:
+    for client in roles.get("client", ()):
+        if depth not in infos[client]["methods"][method]["depths"]:
+            return f"client: {client} {method} does not read at depth {depth}"
     return None
 
 
-def format_roles(roles: dict[str, str]) -> str:
-    """`{"server": "java"}` as a setting's value, `server:java` (comma-separated)."""
-    return ",".join(f"{role}:{language}" for role, language in roles.items())
+def format_roles(roles: dict[str, tuple[str, ...]]) -> str:
+    """`{"server": ("java", "cpp"), "client": ("rust",)}` as a setting's value,
+    `server:java+cpp,client:rust`: roles comma-separated, a role's languages in the order its
+    nodes take them, joined by `+`."""
+    return ",".join(f"{role}:{'+'.join(languages)}" for role, languages in roles.items())
 
 
-def parse_roles(value: str) -> dict[str, str]:
-    return dict(item.split(":", 1) for item in value.split(",")) if value else {}
+def parse_roles(value: str) -> dict[str, tuple[str, ...]]:
+    return {role: tuple(languages.split("+")) for role, languages in
+            (item.split(":", 1) for item in value.split(","))} if value else {}
 
 
 def _task_points(task: str, model: str, p: Params, ns: tuple[int, ...],

@@ -29,7 +29,7 @@ import sys
 import tempfile
 from array import array
 from dataclasses import dataclass, field, replace
-from itertools import groupby
+from itertools import chain, groupby
 from pathlib import Path
 
 from .checksum import MASK, hex64, object_hash, set_checksum
@@ -766,7 +766,7 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
     run_params = {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
                   "cells": len(cells)}
     net_languages = {lang for cell in cells if cell.task in NET_TASKS and not cell.unsupported
-                     for lang in (cell.language, *cell.roles.values())}
+                     for lang in (cell.language, *chain(*cell.roles.values()))}
     if net_languages:
         try:  # every host checked against this one before anything is timed
             cluster = runner.networks.connect({lang: drivers[lang] for lang in

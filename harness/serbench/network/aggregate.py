@@ -34,26 +34,35 @@ def names(count: int) -> list[str]:
     return [f"{kind(i, count)}{i}" for i in range(count)]
 
 
-def kind_languages(cell) -> dict[str, str]:
-    """The language of each kind of tree node: the plan cell's, unless its roles name
-    another."""
+def node_languages(cell) -> list[str]:
+    """Node i's language in the plan cell's tree: the cell's own unless its roles name others
+    for node i's kind, whose nodes take them in turn (in node order)."""
     roles = parse_roles(cell.settings.get("roles", ""))
-    return {k: roles.get(k, cell.language) for k in ("leaf", "middle", "root")}
+    count = 2 ** cell.settings["tree_depth"] - 1
+    kinds = [kind(i, count) for i in range(count)]
+    languages = []
+    for i, k in enumerate(kinds):
+        turn = roles.get(k, (cell.language,))
+        languages.append(turn[kinds[:i].count(k) % len(turn)])
+    return languages
+
+
+def tree_links(cell) -> list[tuple[str, str]]:
+    """(sender, receiver) languages of the plan cell's links: each node to its parent."""
+    languages = node_languages(cell)
+    return [(languages[i], languages[(i - 1) // 2]) for i in range(1, len(languages))]
 
 
 def children(i: int, count: int) -> list[int]:
     return [c for c in (2 * i + 1, 2 * i + 2) if c < count]
 
 
-def tree_nodes(count: int, languages: dict[str, str], params_of,
-               node_languages: list[str] | None = None) -> list[NodeSpec]:
-    """Role `tree` for node i of `count`, running its kind's language (or node i's own, when
-    given: a proof's tree): it dials its parent, accepts its children; `params_of(i, name)`
-    gives its setup params."""
+def tree_nodes(languages: list[str], params_of) -> list[NodeSpec]:
+    """Role `tree` for node i, running `languages[i]`: it dials its parent, accepts its
+    children; `params_of(i, name)` gives its setup params."""
+    count = len(languages)
     named = names(count)
-    language = (lambda i: node_languages[i]) if node_languages else \
-        (lambda i: languages[kind(i, count)])
-    return [NodeSpec(name, "tree", language(i), params_of(i, name),
+    return [NodeSpec(name, "tree", languages[i], params_of(i, name),
                      (named[(i - 1) // 2],) if i else (), len(children(i, count)))
             for i, name in enumerate(named)]
 
@@ -68,10 +77,13 @@ class Aggregate:
             params = {"input": str(Path(p["inputs"]) / f"{name}.jsonl"),
                       "page_size": p["page_size"], "net_page_bytes": p["net_page_bytes"]}
             return {**params, "output": str(p["output"])} if i == 0 else params
-        return tree_nodes(p["nodes"], p["languages"], params_of)
+        return tree_nodes(p["node_languages"], params_of)
 
     def timing_node(self, cell: NetCell) -> str:
         return names(cell.params["nodes"])[0]
+
+    def language_links(self, cell) -> list[tuple[str, str]]:
+        return tree_links(cell)
 
     def check(self, cell: NetCell, reports: dict[str, dict]) -> str | None:
         root = reports[self.timing_node(cell)]
@@ -91,7 +103,7 @@ class Aggregate:
         vectors = split_inputs(source, names(count), inputs, float(density) if density else None)
         expected = expected_sum(vectors, (file_key(source), count, density))
         params = {"nodes": count, "inputs": inputs, "output": output,
-                  "languages": kind_languages(cell),
+                  "node_languages": node_languages(cell),
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
                   **expected}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,

@@ -27,9 +27,7 @@ class Fetch:
         p = cell.params
         servers = server_names(p["servers"])
         common = {k: p[k] for k in ("peer_timeout_ms", "net_page_bytes") if k in p}
-        # a proof of several pairs gives each server its own language
-        languages = p.get("server_languages") or [p["server_language"]] * len(servers)
-        specs = [NodeSpec(name, "server", languages[i],
+        specs = [NodeSpec(name, "server", p["server_languages"][i],
                           {"input": str(p["input"]), "start": p["start"] + i * p["n"], "n": p["n"],
                            **common}, accept=1)
                  for i, name in enumerate(servers)]
@@ -40,6 +38,11 @@ class Fetch:
 
     def timing_node(self, cell: NetCell) -> str:
         return "client"
+
+    def language_links(self, cell) -> list[tuple[str, str]]:
+        """(sender, receiver) languages of the plan cell's links: each server to the client."""
+        servers, client = node_languages(cell)
+        return [(server, client) for server in servers]
 
     def net_cell(self, cell, base: Path, hashes, work: Path) -> NetCell:
         return _net_cell(cell, base, hashes, work)
@@ -94,20 +97,28 @@ def scan_problem(driver: DriverProcess, cell: NetCell, depth: str) -> str | None
     return None if got == expected else f"the client's files hold {got}, expected {expected}"
 
 
+def node_languages(cell) -> tuple[list[str], str]:
+    """The plan cell's server languages, server i's first, and its client's: the cell's own
+    unless its roles name others, a role's languages taken in turn by its nodes."""
+    roles = parse_roles(cell.settings.get("roles", ""))
+    servers = roles.get("server", (cell.language,))
+    return ([servers[i % len(servers)] for i in range(cell.settings["servers"])],
+            roles.get("client", (cell.language,))[0])
+
+
 def _net_cell(cell, base: Path, hashes, work: Path) -> NetCell:
-    """The plan cell's nodes: servers over its language's file of its method, objects `i*n ..`
-    each, and a client writing into `work`; both of the cell's language unless its roles
-    name another."""
+    """The plan cell's nodes: servers over its language's file of its method (a shared
+    format: byte for byte every language's), objects `i*n ..` each, and a client writing
+    into `work`; of the languages `node_languages` gives them."""
     settings = cell.settings
     servers = settings["servers"]
-    roles = parse_roles(settings.get("roles", ""))
+    server_languages, client_language = node_languages(cell)
     count, total = 0, 0
     for i in range(servers * cell.n):
         count, total = count + 1, (total + hashes[i]) & 0xFFFF_FFFF_FFFF_FFFF
     params = {"servers": servers, "n": cell.n, "start": 0, "input": base, "output": work,
               "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
-              "server_language": roles.get("server", cell.language),
-              "client_language": roles.get("client", cell.language),
+              "server_languages": server_languages, "client_language": client_language,
               "expected": {"count": count, "sum": f"{total:016x}"}}
     return NetCell(ID, cell.model, cell.method, settings["source"], cell.depth, params,
                    cell.warmups, cell.repetitions, cell.timeout_s)

@@ -129,7 +129,7 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
     samples = [sample(reports, timing) for reports in run.reports]
     last = run.reports[-1]
     counters = {**task.counters(net_cell, last), **placement.describe(),
-                "net_page_bytes": cell.net_page_bytes}
+                "net_page_bytes": cell.net_page_bytes, **mixed_nodes(task, net_cell, cell)}
     expected = {k: net_cell.params["expected"][k] for k in ("count", "sum")}
     root = last[timing]
     # like for like: a sequence checksum (the sort-merge's expectation) or a set checksum;
@@ -138,6 +138,13 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
            else root.get("checksum") or dict(expected))
     return CellResult("ok", expected=expected, got=got, eviction="none", counters=counters,
                       samples=samples)
+
+
+def mixed_nodes(task, net_cell, cell) -> dict:
+    """In a mixed cell, which language each node ran (a role's nodes take its languages in
+    turn, so its setting alone does not say which)."""
+    languages = {spec.name: spec.language for spec in task.nodes(net_cell)}
+    return {"node_languages": languages} if set(languages.values()) != {cell.language} else {}
 
 
 def node_inputs(task, cell) -> list[Path]:

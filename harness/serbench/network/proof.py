@@ -71,7 +71,7 @@ def fetch_problem(source: Source, senders: list[str], receiver: str, drivers: di
     output = _fresh(work / f"fetch-{receiver}-{'-'.join(senders)}")
     params = {"servers": len(senders), "n": n, "start": 0, "input": source.base,
               "output": output, "page_size": source.page_size, "net_page_bytes": NET_PAGE_BYTES,
-              "server_language": senders[0], "server_languages": senders,
+              "server_languages": senders,
               "client_language": receiver, "expected": {"count": count, "sum": hex64(total)}}
     cell = NetCell("net_fetch", source.model, source.method, "decode", "materialize", params,
                    warmups=0, repetitions=1, timeout_s=PROOF_TIMEOUT_S)
@@ -113,7 +113,7 @@ def tree_problem(source: Source, node_languages: list[str], drivers: dict[str, P
     n = max(1, min(PROOF_OBJECTS, len(source.hashes) // count))
     output = _fresh(work / f"tree-{'-'.join(node_languages)}")
     params = {"nodes": count, "n": n, "input": source.base, "output": output,
-              "languages": {}, "node_languages": node_languages,
+              "node_languages": node_languages,
               "page_size": source.page_size, "net_page_bytes": NET_PAGE_BYTES,
               "expected": sorted_expectation(data_path(source.dataset_dir, source.model),
                                              source.model, count * n)}

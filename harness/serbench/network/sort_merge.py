@@ -15,7 +15,7 @@ from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..order import sort_key
 from ..paths import file_key
-from .aggregate import kind_languages, names, tree_nodes
+from .aggregate import names, node_languages, tree_links, tree_nodes
 from .cell import NetCell, NodeSpec
 
 ID = "net_sort_merge"
@@ -31,10 +31,13 @@ class SortMerge:
             params = {"input": str(p["input"]), "start": i * p["n"], "n": p["n"],
                       "net_page_bytes": p["net_page_bytes"]}
             return {**params, "output": str(p["output"])} if i == 0 else params
-        return tree_nodes(p["nodes"], p["languages"], params_of, p.get("node_languages"))
+        return tree_nodes(p["node_languages"], params_of)
 
     def timing_node(self, cell: NetCell) -> str:
         return names(cell.params["nodes"])[0]
+
+    def language_links(self, cell) -> list[tuple[str, str]]:
+        return tree_links(cell)
 
     def check(self, cell: NetCell, reports: dict[str, dict]) -> str | None:
         root, want = reports[self.timing_node(cell)], cell.params["expected"]
@@ -52,7 +55,7 @@ class SortMerge:
         output = work / "output"
         output.mkdir(parents=True, exist_ok=True)
         params = {"nodes": count, "n": cell.n, "input": base, "output": output,
-                  "languages": kind_languages(cell), "page_size": cell.page_size,
+                  "node_languages": node_languages(cell), "page_size": cell.page_size,
                   "net_page_bytes": cell.net_page_bytes,
                   "expected": sorted_expectation(data_path(cell.dataset_dir, cell.model),
                                                  cell.model, total)}

@@ -95,7 +95,8 @@ def net_views(tm) -> list:
         unit = unit_for(c.total.median)
         floor = transfer_floor_ns(c)
         busiest = max(c.nodes.items(), key=lambda kv: kv[1].get("cpu_ns", 0), default=None)
-        node = (f"{busiest[0]}{_on(c, busiest[0])} ({_ms(busiest[1].get('cpu_ns', 0))} / "
+        node = (f"{node_name(c, busiest[0])}{_on(c, busiest[0])} "
+                f"({_ms(busiest[1].get('cpu_ns', 0))} / "
                 f"{_ms(busiest[1].get('io_ns', 0))})") if busiest else ""
         rows.append(Row([s.label, f"{c.n:,}", f"{number(unit.of(c.total.median))} {unit.name}",
                          byte_size(c.counters.get("bytes_moved", 0)), network_note(c),
@@ -113,6 +114,12 @@ def net_views(tm) -> list:
     return blocks
 
 
+def node_name(c, node: str) -> str:
+    """A node's name, with its language in a mixed cell."""
+    language = (c.counters.get("node_languages") or {}).get(node)
+    return f"{node} ({language})" if language else node
+
+
 def _on(c, node: str) -> str:
     host = node_host(c, node)
     return f" on {host}" if host else ""
@@ -121,7 +128,7 @@ def _on(c, node: str) -> str:
 def node_table(tm, at_n: list) -> Table:
     """Each node's figures; on a cluster, with the host it ran on, so they are the hosts'."""
     placed = any(c.counters.get("hosts") for _, c in at_n)
-    rows = [Row([s.label, name, *([node_host(c, name) or "—"] if placed else []),
+    rows = [Row([s.label, node_name(c, name), *([node_host(c, name) or "—"] if placed else []),
                  _ms(f.get("total_ns", 0)), _ms(f.get("cpu_ns", 0)), _ms(f.get("io_ns", 0)),
                  byte_size(f.get("bytes_sent", 0)), byte_size(f.get("bytes_received", 0)),
                  byte_size(f.get("peak_rss_bytes", 0))])

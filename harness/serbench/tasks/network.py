@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ..network.measure import TASKS as NETWORK_TASKS, measure
 from ..network.proof import PROOF_OBJECTS, Pair, Source, prove_fetches
-from ..plan import NET_ROLES, role_flow
 from ..results import CellResult
 
 
@@ -21,10 +20,9 @@ def run(runner, driver, cell) -> CellResult:
 
 def pairs_of(cell) -> set[Pair]:
     """(sender, receiver) languages of every link of the cell whose ends differ."""
-    languages = {role: cell.roles.get(role, cell.language) for role in NET_ROLES[cell.task]}
-    return {Pair(languages[s], languages[r])
-            for s, r in role_flow(cell.task, cell.settings.get("tree_depth", 0))
-            if languages[s] != languages[r]}
+    return {Pair(sender, receiver)
+            for sender, receiver in NETWORK_TASKS[cell.task].language_links(cell)
+            if sender != receiver}
 
 
 def prove(runner, driver, cells) -> dict:

@@ -110,6 +110,8 @@ registry! {
         crate::methods::protobuf::Protobuf,
         crate::methods::flatbuffers::Flatbuffers,
         crate::methods::capnp::Capnp,
+        // last: the fuzz seeds number the methods by this order
+        crate::methods::msgpack_arrays::MsgpackArrays,
     }
     tasks {
         crate::tasks::write::Write,

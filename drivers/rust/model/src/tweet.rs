@@ -1,4 +1,8 @@
 //! Tweets in the shape of Twitter API v1.1 statuses (dataset `tweet`).
+//!
+//! Optionals carry no `#[serde(default)]`: serde reads a missing key as `None` without it, and
+//! with it a positional reader (`msgpack_arrays`) would take an array cut short as absent
+//! trailing optionals. The nested statuses need it only beside their `deserialize_with`.
 
 model_struct! {
     /// A Twitter API v1.1 status; recursive through `quoted_status` and `retweeted_status`.
@@ -19,18 +23,12 @@ model_struct! {
         pub text: String,
         pub source: String,
         pub truncated: bool,
-        #[serde(default)]
         pub in_reply_to_status_id: Option<i64>,
-        #[serde(default)]
         pub in_reply_to_user_id: Option<i64>,
-        #[serde(default)]
         pub in_reply_to_screen_name: Option<String>,
         pub user: User,
-        #[serde(default)]
         pub coordinates: Option<Coordinates>,
-        #[serde(default)]
         pub place: Option<Place>,
-        #[serde(default)]
         pub quoted_status_id: Option<i64>,
         pub is_quote_status: bool,
         #[serde(default, deserialize_with = "crate::nesting::nested")]
@@ -39,24 +37,17 @@ model_struct! {
         #[serde(default, deserialize_with = "crate::nesting::nested")]
         #[rkyv(omit_bounds)]
         pub retweeted_status: Option<Box<Tweet>>,
-        #[serde(default)]
         pub quote_count: Option<i32>,
-        #[serde(default)]
         pub reply_count: Option<i32>,
         pub retweet_count: i32,
         pub favorite_count: i32,
         pub entities: Entities,
-        #[serde(default)]
         pub extended_entities: Option<ExtendedEntities>,
         pub favorited: bool,
         pub retweeted: bool,
-        #[serde(default)]
         pub possibly_sensitive: Option<bool>,
-        #[serde(default)]
         pub filter_level: Option<String>,
-        #[serde(default)]
         pub lang: Option<String>,
-        #[serde(default)]
         pub display_text_range: Option<Vec<i32>>,
     }
 }
@@ -67,11 +58,8 @@ model_struct! {
         pub id_str: String,
         pub name: String,
         pub screen_name: String,
-        #[serde(default)]
         pub location: Option<String>,
-        #[serde(default)]
         pub url: Option<String>,
-        #[serde(default)]
         pub description: Option<String>,
         pub protected: bool,
         pub verified: bool,
@@ -81,24 +69,18 @@ model_struct! {
         pub favourites_count: i32,
         pub statuses_count: i32,
         pub created_at: String,
-        #[serde(default)]
         pub utc_offset: Option<i32>,
-        #[serde(default)]
         pub time_zone: Option<String>,
         pub geo_enabled: bool,
-        #[serde(default)]
         pub lang: Option<String>,
         pub contributors_enabled: bool,
         pub is_translator: bool,
         pub profile_background_color: String,
-        #[serde(default)]
         pub profile_background_image_url: Option<String>,
-        #[serde(default)]
         pub profile_background_image_url_https: Option<String>,
         pub profile_background_tile: bool,
         pub profile_image_url: String,
         pub profile_image_url_https: String,
-        #[serde(default)]
         pub profile_banner_url: Option<String>,
         pub profile_link_color: String,
         pub profile_sidebar_border_color: String,
@@ -107,11 +89,8 @@ model_struct! {
         pub profile_use_background_image: bool,
         pub default_profile: bool,
         pub default_profile_image: bool,
-        #[serde(default)]
         pub following: Option<bool>,
-        #[serde(default)]
         pub follow_request_sent: Option<bool>,
-        #[serde(default)]
         pub notifications: Option<bool>,
     }
 }
@@ -123,7 +102,6 @@ model_struct! {
         pub symbols: Vec<Hashtag>,
         pub urls: Vec<Url>,
         pub user_mentions: Vec<Mention>,
-        #[serde(default)]
         pub media: Option<Vec<Media>>,
     }
 }
@@ -138,9 +116,7 @@ model_struct! {
 model_struct! {
     pub struct Url {
         pub url: String,
-        #[serde(default)]
         pub expanded_url: Option<String>,
-        #[serde(default)]
         pub display_url: Option<String>,
         pub indices: Vec<i32>,
     }
@@ -168,9 +144,7 @@ model_struct! {
         pub expanded_url: String,
         pub r#type: String,
         pub sizes: Sizes,
-        #[serde(default)]
         pub source_status_id: Option<i64>,
-        #[serde(default)]
         pub source_status_id_str: Option<String>,
     }
 }
@@ -207,7 +181,6 @@ model_struct! {
         pub full_name: String,
         pub country_code: String,
         pub country: String,
-        #[serde(default)]
         pub bounding_box: Option<BoundingBox>,
     }
 }

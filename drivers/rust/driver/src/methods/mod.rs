@@ -14,6 +14,7 @@ pub mod handcoded;
 pub mod json;
 pub mod json_gzip;
 pub mod msgpack;
+pub mod msgpack_arrays;
 pub mod postcard;
 pub mod protobuf;
 pub mod raw;

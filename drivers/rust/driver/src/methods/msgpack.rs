@@ -41,16 +41,7 @@ impl<M: ModelType> Codec<M> for Msgpack {
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        let mut de = rmp_serde::Deserializer::from_read_ref(bytes);
-        let value =
-            M::deserialize(&mut de).map_err(|e| DecodeError::new(0, format!("msgpack: {e}")))?;
-        // the reader does not tell how much it read: a second value must find the end
-        match IgnoredAny::deserialize(&mut de) {
-            Err(Error::InvalidMarkerRead(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                Ok(value)
-            }
-            _ => Err(DecodeError::new(0, "bytes after the msgpack map")),
-        }
+        decode_one(bytes)
     }
 
     #[inline]
@@ -59,6 +50,22 @@ impl<M: ModelType> Codec<M> for Msgpack {
             Depth::Materialize => fold_decoded::<M, _>(self, bytes, h),
             other => Err(DecodeError::depth(Self::ID, other)),
         }
+    }
+}
+
+/// One value filling `bytes`, as `msgpack` and `msgpack_arrays` read it (rmp-serde takes a
+/// struct from a map or an array alike).
+#[inline]
+pub(super) fn decode_one<M: ModelType>(bytes: &[u8]) -> Result<M, DecodeError> {
+    let mut de = rmp_serde::Deserializer::from_read_ref(bytes);
+    let value =
+        M::deserialize(&mut de).map_err(|e| DecodeError::new(0, format!("msgpack: {e}")))?;
+    // the reader does not tell how much it read: a second value must find the end
+    match IgnoredAny::deserialize(&mut de) {
+        Err(Error::InvalidMarkerRead(e)) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            Ok(value)
+        }
+        _ => Err(DecodeError::new(0, "bytes after the msgpack value")),
     }
 }
 
