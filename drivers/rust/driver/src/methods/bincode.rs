@@ -29,7 +29,7 @@ impl<M: ModelType> Codec<M> for Bincode {
         bincode::DefaultOptions::new()
             .with_fixint_encoding()
             .deserialize(bytes)
-            .map_err(|e| DecodeError::new(0, format!("bincode: {e}")))
+            .map_err(error)
     }
 
     #[inline]
@@ -38,5 +38,16 @@ impl<M: ModelType> Codec<M> for Bincode {
             Depth::Materialize => fold_decoded::<M, _>(self, bytes, h),
             other => Err(DecodeError::depth(Self::ID, other)),
         }
+    }
+}
+
+/// bincode 1 reports reading past the end as an I/O error with no text of its own.
+#[cold]
+fn error(e: bincode::Error) -> DecodeError {
+    match *e {
+        bincode::ErrorKind::Io(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            DecodeError::new(0, "bincode: the object ends before its last field")
+        }
+        e => DecodeError::new(0, format!("bincode: {e}")),
     }
 }

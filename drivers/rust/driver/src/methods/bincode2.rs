@@ -59,15 +59,29 @@ impl<M: ModelType + bincode2::Encode + bincode2::Decode<()>> Codec<M> for Bincod
     }
 }
 
-/// bincode 2 shows its errors as their Debug form; the model's own (nesting) are plain text.
+/// bincode 2 shows its errors as their Debug form: the ones damage causes most are put in
+/// words; the model's own (nesting) are plain text already.
 #[cold]
 fn error(e: bincode2::error::DecodeError) -> DecodeError {
-    match e {
-        bincode2::error::DecodeError::OtherString(message) => {
-            DecodeError::new(0, format!("bincode 2: {message}"))
+    use bincode2::error::DecodeError as E;
+    let why = match e {
+        E::OtherString(message) => message,
+        E::UnexpectedEnd { additional } => {
+            format!("the object ends {additional} bytes before its last field")
         }
-        e => DecodeError::new(0, format!("bincode 2: {e}")),
-    }
+        E::InvalidIntegerType { expected, found } => {
+            format!("an integer of varint kind {found:?} where a {expected:?} belongs")
+        }
+        E::Utf8 { inner } => format!("invalid UTF-8 in a string: {inner}"),
+        E::InvalidBooleanValue(byte) => format!("bool byte {byte} is neither 0 nor 1"),
+        E::UnexpectedVariant {
+            found, type_name, ..
+        } => {
+            format!("variant {found} of {type_name} does not exist")
+        }
+        e => e.to_string(),
+    };
+    DecodeError::new(0, format!("bincode 2: {why}"))
 }
 
 #[cfg(test)]

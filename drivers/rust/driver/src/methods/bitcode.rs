@@ -34,7 +34,13 @@ impl<M: ModelType> Codec<M> for Bitcode {
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        bitcode::deserialize(bytes).map_err(|e| DecodeError::new(0, format!("bitcode: {e}")))
+        // a release build of bitcode 0.6 keeps no reason in its error (a zero-sized type)
+        bitcode::deserialize(bytes).map_err(|_| {
+            DecodeError::new(
+                0,
+                format!("bitcode: not a {} (bitcode gives no reason)", M::ID),
+            )
+        })
     }
 
     #[inline]

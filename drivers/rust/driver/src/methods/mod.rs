@@ -84,12 +84,17 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
+    /// Control characters in `message` (a library quoting a damaged field name, say) are
+    /// escaped: a reason is one readable line.
     #[cold]
     pub fn new(at: usize, message: impl Into<String>) -> Self {
-        DecodeError {
-            at,
-            message: message.into(),
-        }
+        let message: String = message.into();
+        let message = if message.chars().any(char::is_control) {
+            message.chars().flat_map(char::escape_default).collect()
+        } else {
+            message
+        };
+        DecodeError { at, message }
     }
 
     /// A depth the registry does not let through to this method.
@@ -418,6 +423,71 @@ mod bad_input_tests {
             accepted.is_empty(),
             "these read 0xFF inside a string as text: {accepted:?}"
         );
+    }
+
+    /// Every error that reading `inputs` at every depth gives.
+    struct Reasons<'a> {
+        inputs: &'a [Vec<u8>],
+    }
+
+    impl CodecJob for Reasons<'_> {
+        type Output = Vec<String>;
+
+        fn run<M: ModelType, C: Codec<M>>(self, mut codec: C) -> Vec<String> {
+            let mut reasons = Vec::new();
+            for bytes in self.inputs {
+                reasons.extend(codec.decode(bytes).err().map(|e| e.message));
+                for &depth in C::DEPTHS.iter().filter(|&&d| d != Depth::Materialize) {
+                    let mut h = serbench_model::Hasher::new();
+                    reasons.extend(codec.fold(bytes, depth, &mut h).err().map(|e| e.message));
+                }
+            }
+            reasons
+        }
+    }
+
+    /// What a library says when it says nothing (issue: `bincode: io error: `, `bitcode:
+    /// bitcode error`, rkyv's "failed without error information").
+    const NO_REASON: &[&str] = &["without error information", "bitcode error"];
+
+    /// A refusal says what is wrong: a reason after the method's name, on one readable line
+    /// (damaged field names quoted by a library come escaped).
+    #[test]
+    fn every_refusal_gives_a_reason() {
+        each_method_and_model(|method, model, golden| {
+            let object = &golden[0];
+            let mut bad = prefixes(object);
+            for at in (0..object.len()).step_by((object.len() / 50).max(1)) {
+                let mut flipped = object.clone();
+                flipped[at..(at + 8).min(object.len())].fill(0);
+                bad.push(flipped);
+            }
+            let spec = crate::registry::method(method).expect("a registered method");
+            let variant = if spec.variants.contains(&"validate") {
+                "validate"
+            } else {
+                ""
+            };
+            let reasons = with_codec(method, variant, model, Reasons { inputs: &bad }).unwrap();
+            for reason in reasons {
+                let why = reason
+                    .split_once(": ")
+                    .map_or(&reason[..], |(_, why)| why)
+                    .trim();
+                assert!(
+                    why.len() >= 8 && !why.ends_with(':'),
+                    "{method} {model}: a bare reason: {reason:?}"
+                );
+                assert!(
+                    !reason.chars().any(char::is_control),
+                    "{method} {model}: {reason:?}"
+                );
+                assert!(
+                    !NO_REASON.iter().any(|bare| reason.contains(bare)),
+                    "{method} {model}: no reason: {reason:?}"
+                );
+            }
+        });
     }
 
     /// A flipped byte may still read (a changed number); it must not panic.

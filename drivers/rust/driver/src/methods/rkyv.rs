@@ -70,7 +70,9 @@ impl Rkyv {
     #[inline(always)]
     fn root<'a, A>(&self, bytes: &'a [u8]) -> Result<&'a A, DecodeError>
     where
-        A: ::rkyv::Portable + for<'v> CheckBytes<CheckContext<'v>>,
+        A: ::rkyv::Portable
+            + for<'v> CheckBytes<CheckContext<'v>>
+            + for<'v> CheckBytes<WhyContext<'v>>,
     {
         if self.validate {
             return validated(bytes);
@@ -118,7 +120,21 @@ struct Checker<'a> {
     too_deep: bool,
 }
 
+impl<'a> Checker<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Checker {
+            archive: ArchiveValidator::new(bytes),
+            depth: 0,
+            too_deep: false,
+        }
+    }
+}
+
 type CheckContext<'a> = rancor::Strategy<Checker<'a>, rancor::Error>;
+/// The same check with an error that keeps bytecheck's message (a release build's
+/// `rancor::Error` says only "failed without error information"): run again on a refused
+/// buffer only, so an accepted one pays nothing for the message.
+type WhyContext<'a> = rancor::Strategy<Checker<'a>, rancor::BoxedError>;
 
 #[derive(Debug)]
 struct TooDeep;
@@ -163,21 +179,28 @@ unsafe impl<E: rancor::Source> ArchiveContext<E> for Checker<'_> {
 #[inline(never)]
 fn validated<A>(bytes: &[u8]) -> Result<&A, DecodeError>
 where
-    A: ::rkyv::Portable + for<'v> CheckBytes<CheckContext<'v>>,
+    A: ::rkyv::Portable + for<'v> CheckBytes<CheckContext<'v>> + for<'v> CheckBytes<WhyContext<'v>>,
 {
-    let mut checker = Checker {
-        archive: ArchiveValidator::new(bytes),
-        depth: 0,
-        too_deep: false,
-    };
-    ::rkyv::api::access_with_context::<A, _, rancor::Error>(bytes, &mut checker).map_err(|e| {
-        let why = if checker.too_deep {
-            TooDeep.to_string()
-        } else {
-            e.to_string()
+    let mut checker = Checker::new(bytes);
+    ::rkyv::api::access_with_context::<A, _, rancor::Error>(bytes, &mut checker)
+        .map_err(|_| refused::<A>(bytes))
+}
+
+/// Why bytecheck refuses `bytes`, from a second check that keeps its message.
+#[cold]
+#[inline(never)]
+fn refused<A>(bytes: &[u8]) -> DecodeError
+where
+    A: ::rkyv::Portable + for<'v> CheckBytes<WhyContext<'v>>,
+{
+    let mut checker = Checker::new(bytes);
+    let why =
+        match ::rkyv::api::access_with_context::<A, _, rancor::BoxedError>(bytes, &mut checker) {
+            Err(_) if checker.too_deep => TooDeep.to_string(),
+            Err(e) => e.to_string(),
+            Ok(_) => "bytecheck refused it, then accepted it on a second check".to_string(),
         };
-        DecodeError::new(0, format!("invalid rkyv buffer: {why}"))
-    })
+    DecodeError::new(0, format!("invalid rkyv buffer: {why}"))
 }
 
 /// Folds an archived value's checksum words straight from the archive, as
