@@ -90,7 +90,13 @@ impl DecodeError {
     pub fn new(at: usize, message: impl Into<String>) -> Self {
         let message: String = message.into();
         let message = if message.chars().any(char::is_control) {
-            message.chars().flat_map(char::escape_default).collect()
+            let escape = |c: char| -> String {
+                match c.is_control() {
+                    true => c.escape_default().collect(),
+                    false => c.into(),
+                }
+            };
+            message.chars().map(escape).collect()
         } else {
             message
         };
