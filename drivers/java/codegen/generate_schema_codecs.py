@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Generates the converters between the Java model classes and the classes protoc and flatc
-generate from schemas/ (the `protobuf` and `flatbuffers` methods).
+generate from schemas/ (the `protobuf` and `flatbuffers` methods), and the `msgpack_arrays`
+writer and reader, which follow the model's field order as a schema.
 
 For every struct of harness/serbench/models.py: `put` (model -> message / table), `take`
 (message / table -> model, depth materialize) and `visit` (folds the checksum through the
@@ -676,9 +677,111 @@ def avro_source() -> str:
     return "\n".join(L) + "\n"
 
 
+class MsgpackArrays(Emitter):
+    """`msgpack_arrays` (PROTOCOL.md 8.2.1): msgpack-core's packer and MsgpackIn's strict reads,
+    every struct an array of its fields in schema order, nil for an absent optional."""
+
+    PACK = {"i8": "packByte", "i16": "packShort", "i32": "packInt", "i64": "packLong",
+            "f64": "packDouble", "bool": "packBoolean", "str": "packString"}
+    READ = {"i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "f64": "f64", "bool": "flag",
+            "str": "str"}
+
+    def enum(self, fname: str) -> str:
+        return f"serbench.model.{self.struct.name}{camel(fname)}"
+
+    def put_value(self, e: str, t, fname: str, ind: str) -> list[str]:
+        t = resolve(t)
+        if isinstance(t, Prim):
+            return [f"{ind}p.{self.PACK[t.kind]}({e});"]
+        if isinstance(t, Enum):
+            return [f"{ind}p.packString({e}.name());"]
+        if isinstance(t, Struct):
+            return [f"{ind}put({e}, p);"]
+        inner, x = resolve(t.inner), self.fresh("x")
+        return [f"{ind}p.packArrayHeader({e}.length);", f"{ind}for ({jtype(inner)} {x} : {e}) {{",
+                *self.put_value(x, inner, fname, ind + "    "), f"{ind}}}"]
+
+    def put(self, fname: str, t, ind: str) -> list[str]:
+        e = f"v.{field_name(fname)}"
+        if isinstance(t, Opt):
+            return [f"{ind}if ({e} == null) {{", f"{ind}    p.packNil();", f"{ind}}} else {{",
+                    *self.put_value(e, t.inner, fname, ind + "    "), f"{ind}}}"]
+        return self.put_value(e, t, fname, ind)
+
+    def take_value(self, target: str, t, fname: str, ind: str) -> list[str]:
+        t = resolve(t)
+        if isinstance(t, Prim):
+            return [f"{ind}{target} = in.{self.READ[t.kind]}();"]
+        if isinstance(t, Enum):
+            values = enum_array(self.struct.name, fname)
+            return [f"{ind}{target} = {values}[in.symbol({values}_NAMES)];"]
+        if isinstance(t, Struct):
+            return [f"{ind}{target} = take{t.name}(in);"]
+        inner = resolve(t.inner)
+        n, a, i = self.fresh("n"), self.fresh("a"), self.fresh("i")
+        base, dims = jtype(inner), ""
+        while base.endswith("[]"):
+            base, dims = base[:-2], dims + "[]"
+        return [f"{ind}int {n} = in.count();", f"{ind}{jtype(t)} {a} = new {base}[{n}]{dims};",
+                f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
+                *self.take_value(f"{a}[{i}]", inner, fname, ind + "    "), f"{ind}}}",
+                f"{ind}{target} = {a};"]
+
+    def take(self, fname: str, t, ind: str) -> list[str]:
+        target = f"v.{field_name(fname)}"
+        if not isinstance(t, Opt):
+            return self.take_value(target, t, fname, ind)
+        inner = resolve(t.inner)
+        lines = self.take_value(target, inner, fname, ind + "    ")
+        if isinstance(inner, Struct) and inner.name == self.struct.name:
+            # the recursion the input controls: one counted level deeper
+            lines = [f"{ind}    in.enter();", *lines, f"{ind}    in.leave();"]
+        return [f"{ind}if (!in.nil()) {{", *lines, f"{ind}}}"]
+
+    def source(self) -> list[str]:
+        s = self.struct
+        model, n = f"serbench.model.{s.name}", len(s.fields)
+        L = [f"    public static void put({model} v, MessagePacker p) throws IOException {{",
+             f"        p.packArrayHeader({n});"]
+        for f, t in s.fields:
+            L += self.put(f, t, "        ")
+        L += ["    }", "", f"    public static {model} take{s.name}(MsgpackIn in) throws IOException {{",
+              f'        in.fields({n}, "{s.name}");', f"        {model} v = new {model}();"]
+        for f, t in s.fields:
+            L += self.take(f, t, "        ")
+        L += ["        return v;", "    }", ""]
+        return L
+
+
+def msgpack_arrays_source() -> str:
+    L = [HEADER, f"package {PACKAGE};", "", "import java.io.IOException;",
+         "import org.msgpack.core.MessagePacker;", "",
+         "/** Model classes <-> msgpack_arrays (PROTOCOL.md 8.2.1), field by field. */",
+         "public final class MsgpackArraysConvert {", "    private MsgpackArraysConvert() {}", ""]
+    for name, s in STRUCTS.items():
+        for f, t in s.fields:
+            if isinstance(t, Enum):
+                enum, values = f"serbench.model.{name}{camel(f)}", enum_array(name, f)
+                symbols = ", ".join(f'"{x}"' for x in t.symbols)
+                L += [f"    private static final {enum}[] {values} = {enum}.values();",
+                      f"    private static final String[] {values}_NAMES = {{{symbols}}};", ""]
+    L += ["    /** The writer and reader of a model id's root struct. */",
+          "    public static MsgpackIn.Root<?> root(String model) {", "        switch (model) {"]
+    for model, (root, _) in MODEL_ROOTS.items():
+        L += [f'            case "{model}":',
+              f"                return new MsgpackIn.Root<serbench.model.{root}>("
+              f"MsgpackArraysConvert::put,",
+              f"                    MsgpackArraysConvert::take{root});"]
+    L += ["            default:", "                return null;", "        }", "    }", ""]
+    for s in STRUCTS.values():
+        L += MsgpackArrays(s).source()
+    L[-1] = "}"
+    return "\n".join(L) + "\n"
+
+
 def sources() -> dict[str, str]:
     return {"ProtoConvert.java": proto_source(), "FlatConvert.java": flat_source(),
-            "AvroConvert.java": avro_source()}
+            "AvroConvert.java": avro_source(), "MsgpackArraysConvert.java": msgpack_arrays_source()}
 
 
 def main() -> int:

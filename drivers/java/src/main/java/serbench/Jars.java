@@ -39,6 +39,7 @@ public final class Jars {
         Map.entry("msgpack", List.of("org.msgpack.jackson.dataformat.MessagePackFactory",
             "org.msgpack.core.MessagePack", JACKSON_CORE, JACKSON_DATABIND,
             JACKSON_ANNOTATIONS)),
+        Map.entry("msgpack_arrays", List.of("org.msgpack.core.MessagePack")),
         Map.entry("bson", List.of("de.undercouch.bson4jackson.BsonFactory", JACKSON_CORE,
             JACKSON_DATABIND, JACKSON_ANNOTATIONS)),
         Map.entry("fory", List.of("org.apache.fory.Fory", "org.codehaus.janino.SimpleCompiler",

@@ -15,6 +15,7 @@ import serbench.methods.JsonGzip;
 import serbench.methods.JsonMethod;
 import serbench.methods.KryoMethod;
 import serbench.methods.Msgpack;
+import serbench.methods.MsgpackArrays;
 import serbench.methods.MethodSpec;
 import serbench.methods.ProtobufMethod;
 import serbench.methods.Raw;
@@ -47,6 +48,7 @@ public final class Registry {
         JsonMethod.SPEC,
         JsonGzip.SPEC,
         Msgpack.SPEC,
+        MsgpackArrays.SPEC,
         Bson.SPEC,
         ForyMethod.SPEC,
         Xml.SPEC,

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.util.List;
+import java.util.Map;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageStringCodingException;
 import org.msgpack.core.MessageUnpacker;
@@ -23,8 +24,9 @@ import serbench.wire.DecodeException;
  * 64).
  */
 public final class Msgpack<T> extends Materialized<T> {
-    public static final MethodSpec SPEC = MethodSpec.of("msgpack", List.of(Depth.MATERIALIZE),
-        "Msgpack.java", Msgpack::new);
+    public static final MethodSpec SPEC = new MethodSpec("msgpack", List.of(Depth.MATERIALIZE),
+        List.of(MethodSpec.SRC + "Msgpack.java"), true, false,
+        Map.of("structs", "maps with field-name keys"), Msgpack::new);
 
     static final MessagePackFactory FACTORY = new MessagePackFactory();
 
