@@ -24,15 +24,16 @@ MODELS = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "ar
 
 # The shared formats each driver must offer (issues 4-6); the matrix covers every pair.
 REQUIRED = {
-    "rust": {"handcoded", "json", "json_gzip", "bson", "msgpack", "protobuf", "flatbuffers",
-             "capnp"},
-    "cpp": {"handcoded", "json", "json_gzip", "bson", "msgpack", "protobuf", "flatbuffers",
-            "capnp"},
-    "java": {"handcoded", "json", "json_gzip", "bson", "msgpack", "protobuf", "flatbuffers"},
+    "rust": {"handcoded", "json", "json_gzip", "bson", "msgpack", "msgpack_arrays", "protobuf",
+             "flatbuffers", "capnp"},
+    "cpp": {"handcoded", "json", "json_gzip", "bson", "msgpack", "msgpack_arrays", "protobuf",
+            "flatbuffers", "capnp"},
+    "java": {"handcoded", "json", "json_gzip", "bson", "msgpack", "msgpack_arrays", "protobuf",
+             "flatbuffers"},
 }
 SHARED = sorted(set().union(*REQUIRED.values()))
 # PROTOCOL.md 7 and 8: written byte for byte alike in every language (json_gzip: its text)
-SAME_BYTES = ("handcoded", "json", "bson", "msgpack")
+SAME_BYTES = ("handcoded", "json", "bson", "msgpack", "msgpack_arrays")
 # the golden objects are up to ~6 KB: at 512 B most span pages or move to the next one
 SMALL_PAGE = 512
 GZIP_HEADER = bytes.fromhex("1f8b08000000000000ff")  # no flags, MTIME 0, XFL 0, OS 255

@@ -14,6 +14,7 @@
 #include "methods/json.h"
 #include "methods/json_gzip.h"
 #include "methods/msgpack.h"
+#include "methods/msgpack_arrays.h"
 #include "methods/protobuf.h"
 #include "methods/raw.h"
 #include "model/record.h"
@@ -41,6 +42,7 @@ using Methods = TypeList<
     BoostBinary,
     Cereal,
     Msgpack,
+    MsgpackArrays,
     Bson,
     JsonMethod,
     JsonGzip>;

@@ -1,6 +1,6 @@
-// The serialization-library methods (boost_text, boost_binary, cereal, msgpack, bson, json,
-// json_gzip) on damaged bytes: every truncation, trailing bytes and random damage give a
-// DecodeError (corrupt_input) at every depth, never a crash or another exception. Golden
+// The serialization-library methods (boost_text, boost_binary, cereal, msgpack, msgpack_arrays,
+// bson, json, json_gzip) on damaged bytes: every truncation, trailing bytes and random damage
+// give a DecodeError (corrupt_input) at every depth, never a crash or another exception. Golden
 // round trips of these methods are in golden_test.cpp (every registered method). And every
 // registered method's checking reader refuses text that is not UTF-8.
 
@@ -16,7 +16,7 @@ namespace serbench::test {
 namespace {
 
 using SerializationMethods =
-    TypeList<BoostText, BoostBinary, Cereal, Msgpack, Bson, JsonMethod, JsonGzip>;
+    TypeList<BoostText, BoostBinary, Cereal, Msgpack, MsgpackArrays, Bson, JsonMethod, JsonGzip>;
 
 template <class Meth, class M>
 std::string encoded(Meth& method, const M& value) {

@@ -9,6 +9,7 @@
 #include "methods/json.h"
 #include "methods/json_gzip.h"
 #include "methods/msgpack.h"
+#include "methods/msgpack_arrays.h"
 #include "test_support.h"
 
 namespace serbench::test {
@@ -145,6 +146,35 @@ TEST(SharedMsgpack, ReadersAcceptAnyIntegerThatFitsAndNil) {
   with_nil[0] = char(with_nil[0] + 1);
   with_nil += "\xa4lang\xc0";
   EXPECT_EQ((read<Msgpack, Tweet>(with_nil)), hex64(object_hash(tweet)));
+}
+
+// ---- msgpack_arrays -------------------------------------------------------------------
+
+TEST(SharedMsgpackArrays, ArraysOfTheFieldsInOrderWithNilForAbsentOptionals) {
+  const std::string expected = std::string("\x95") + "\xa1" "a" + "\xa0" + "\xa2" "xy" + "\xa3" "BAR" +
+                               "\x91" + "\x96" + "\xa1" "z" + "\xff" + "\x02" + "\xc3" + "\xcb" +
+                               std::string("\x3f\xe0\0\0\0\0\0\0", 8) + "\xfe";
+  EXPECT_EQ(encoded<MsgpackArrays>(small_org()), expected);
+  Tweet tweet;
+  const std::string bytes = encoded<MsgpackArrays>(tweet);
+  EXPECT_EQ(bytes.substr(0, 3), std::string("\xdc\0\x1c", 3));  // array 16 of 28 fields
+  EXPECT_EQ(bytes.back(), '\xc0');  // display_text_range absent
+  EXPECT_EQ((read<MsgpackArrays, Tweet>(bytes)), hex64(object_hash(tweet)));
+}
+
+TEST(SharedMsgpackArrays, ReadersRefuseOtherLengthsNilForRequiredAndMaps) {
+  using namespace std::string_literals;
+  // Arrays{strings: [], ints: [5 as int 64]}
+  Arrays arrays;
+  arrays.ints = {5};
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x92\x90\x91\xd3\0\0\0\0\0\0\0\x05"s)), hex64(object_hash(arrays)));
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x91\x90"s)), "msgpack: expected Arrays array of 2 fields, got 1");
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x93\x90\x90\x90"s)), "msgpack: expected Arrays array of 2 fields, got 3");
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x92\xc0\x90"s)), "msgpack: strings: nil for a required field");
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x82\xa7strings\x90\xa4ints\x90"s)), "msgpack: expected Arrays array, got map");
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x92\x90\x91\xce\x80\0\0\0"s)), "msgpack: ints[0]: 2147483648 out of range for i32");
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x92\x91\xa1\xff\x90"s)), "msgpack: strings[0]: string is not valid UTF-8");
+  EXPECT_EQ((read<MsgpackArrays, Arrays>("\x92\x90\x90\xc0"s)), "1 trailing bytes after the object");
 }
 
 // ---- bson -----------------------------------------------------------------------------

@@ -23,7 +23,8 @@ class Msgpack {
   static constexpr std::array depths{Depth::materialize, Depth::access};
   static constexpr std::array<std::string_view, 0> variants{};
   static constexpr std::array files{std::string_view("drivers/cpp/src/methods/msgpack.h"),
-                                    std::string_view("drivers/cpp/src/methods/msgpack.cpp")};
+                                    std::string_view("drivers/cpp/src/methods/msgpack.cpp"),
+                                    std::string_view("drivers/cpp/src/methods/msgpack_codec.h")};
   static constexpr bool writes = true;
   static constexpr std::size_t alignment = 1;
 
@@ -36,6 +37,9 @@ class Msgpack {
   M decode(std::span<const uint8_t> bytes);
   template <class M>
   void fold(std::span<const uint8_t> bytes, const ReadMode& mode, Hasher& h);
+
+  // What changes its results, for `info`.
+  static Json settings() { return Json::object({{"structs", "maps with field-name keys"}}); }
 
  private:
   struct State;
