@@ -24,8 +24,7 @@ impl Method for MsgpackArrays {
     ];
 
     fn settings() -> Map<String, Value> {
-        let Value::Object(settings) =
-            json!({"structs": "arrays of their fields in schema order"})
+        let Value::Object(settings) = json!({"structs": "arrays of their fields in schema order"})
         else {
             unreachable!()
         };
@@ -95,7 +94,8 @@ mod tests {
     /// one field short is an error, not that optional absent.
     #[test]
     fn absent_optionals_are_nil_in_their_place() {
-        let mut tweet: Tweet = load_objects::<Tweet>(&vectors().join("tweet.jsonl")).unwrap()[0].clone();
+        let mut tweet: Tweet =
+            load_objects::<Tweet>(&vectors().join("tweet.jsonl")).unwrap()[0].clone();
         tweet.display_text_range = None;
         let bytes = encode(&tweet);
         assert_eq!(bytes[..3], [0xdc, 0x00, 28]);
