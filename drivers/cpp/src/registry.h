@@ -63,4 +63,13 @@ constexpr std::size_t type_count(TypeList<T...>) {
 }
 inline constexpr std::size_t kMethodCount = type_count(Methods{});
 
+// Calls f(std::type_identity<Meth>{}) for every method that decodes objects (all but `raw`,
+// which copies bytes), in registry order: the fuzz target `methods` picks one by this order.
+template <class F>
+constexpr void for_each_reader(F&& f) {
+  for_each_type(Methods{}, [&](auto method) {
+    if constexpr (!decltype(method)::type::depths.empty()) f(method);
+  });
+}
+
 }  // namespace serbench

@@ -147,7 +147,10 @@ void check_end(const bson_iter_t& it) {
 }
 
 // An array's element count: a first pass, so the count can be folded (and reserved) first.
-uint32_t count(bson_iter_t it) {
+// Iterators come by reference and are copied here: an argument passed by value lies where the
+// ABI puts it, short of bson_iter_t's 128-byte alignment (clang's UBSan reports it).
+uint32_t count(const bson_iter_t& from) {
+  bson_iter_t it = from;
   uint32_t n = 0;
   while (bson_iter_next(&it)) ++n;
   check_end(it);
@@ -157,7 +160,8 @@ uint32_t count(bson_iter_t it) {
 // Calls f(element) for every element of an array, naming the index in any error; the keys
 // must be the indexes "0", "1", ... in order.
 template <class F>
-void each_element(bson_iter_t it, F&& f) {
+void each_element(const bson_iter_t& from, F&& f) {
+  bson_iter_t it = from;
   char buffer[16];
   for (uint32_t i = 0; bson_iter_next(&it); ++i) {
     try {
@@ -188,7 +192,8 @@ struct Slots {
 };
 
 template <class T>
-void slots_of(bson_iter_t it, Slots<T>& slots) {
+void slots_of(const bson_iter_t& from, Slots<T>& slots) {
+  bson_iter_t it = from;
   std::array<bool, field_count<T>> seen{};
   std::size_t guess = 0;
   while (bson_iter_next(&it)) {
@@ -327,7 +332,8 @@ void visit_fields(const bson_iter_t& doc, Hasher& h, int nesting) {
 // The iterator over one stored document, whose length must be exactly the object's.
 bson_iter_t document(std::span<const uint8_t> bytes) {
   bson_iter_t it;
-  if (!bson_iter_init_from_data(&it, bytes.data(), bytes.size())) {
+  // libbson aborts on a null pointer, which an empty span may hold
+  if (bytes.empty() || !bson_iter_init_from_data(&it, bytes.data(), bytes.size())) {
     decode_error(0, "not a BSON document of " + std::to_string(bytes.size()) +
                         " bytes (length field or final NUL)");
   }

@@ -305,7 +305,8 @@ struct Capnp {
     if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(capnp::word) != 0) {
       aligned_.resize(words.size());  // pages keep objects 8-aligned; other callers may not
       std::memcpy(aligned_.data(), bytes.data(), bytes.size());
-      words = kj::ArrayPtr<const capnp::word>(aligned_.data(), aligned_.size());
+      words = kj::ArrayPtr<const capnp::word>(
+          reinterpret_cast<const capnp::word*>(aligned_.data()), aligned_.size());
     }
     try {
       capnp::ReaderOptions options;
@@ -323,7 +324,9 @@ struct Capnp {
 
   std::unique_ptr<capnp::word[]> first_segment_storage_{new capnp::word[kFirstSegmentWords]()};
   kj::ArrayPtr<capnp::word> first_segment_{first_segment_storage_.get(), kFirstSegmentWords};
-  std::vector<capnp::word> aligned_;
+  // words as uint64_t: capnp::word cannot be copied, so libstdc++ under clang refuses to grow a
+  // vector of them
+  std::vector<uint64_t> aligned_;
 };
 
 }  // namespace serbench

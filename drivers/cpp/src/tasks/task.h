@@ -147,6 +147,14 @@ constexpr bool trusts_its_bytes(const ReadMode& mode) {
                                   Meth::variants.end();
 }
 
+// The variant (as ReadMode's) that reads foreign bytes: `validate` where the method lists
+// it, else its default, which then checks every byte.
+template <class Meth>
+constexpr std::size_t validating_variant() {
+  const auto at = std::ranges::find(Meth::variants, std::string_view("validate"));
+  return at == Meth::variants.end() ? 0 : std::size_t(at - Meth::variants.begin()) + 1;
+}
+
 // Opens the paged file at `base`, checks its index, and folds the set checksum of the
 // selected objects at the mode's depth, reading each page into `page` only when the page
 // changes. A read that trusts its bytes takes only files this driver wrote in this run (the
