@@ -7,6 +7,8 @@
 
 #include <array>
 
+#include "model/utf8.h"
+
 namespace serbench {
 
 namespace {
@@ -182,17 +184,50 @@ std::string ok_response(const std::string& id_json, const Json& result) {
   return Json::object({{"id", Json::raw(id_json)}, {"status", "ok"}, {"result", result}}).dump();
 }
 
+namespace {
+
+void escape_byte(std::string& out, uint8_t byte) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 15];
+}
+
+// A message as one readable line of valid UTF-8: a library quoting a damaged field name
+// puts its raw bytes in the reason; control characters and bytes that are not UTF-8 are
+// written as \xNN.
+std::string readable(const std::string& message) {
+  const auto* p = reinterpret_cast<const uint8_t*>(message.data());
+  const std::size_t n = message.size();
+  std::string out;
+  out.reserve(n);
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t valid_end = i + utf8_check(p + i, n - i);
+    for (; i < valid_end; ++i) {
+      if (p[i] < 0x20 || p[i] == 0x7f) {
+        escape_byte(out, p[i]);
+      } else {
+        out += char(p[i]);
+      }
+    }
+    if (i < n) escape_byte(out, p[i++]);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string failure_response(const std::string& id_json, const Failure& failure) {
   if (failure.kind() == Kind::unsupported) {
     return Json::object({{"id", Json::raw(id_json)},
                          {"status", "unsupported"},
-                         {"message", failure.message()}})
+                         {"message", readable(failure.message())}})
         .dump();
   }
   return Json::object({{"id", Json::raw(id_json)},
                        {"status", "error"},
                        {"error", Json::object({{"kind", kind_id(failure.kind())},
-                                               {"message", failure.message()}})}})
+                                               {"message", readable(failure.message())}})}})
       .dump();
 }
 

@@ -31,6 +31,19 @@ std::string request(const std::string& op, const std::string& fields) {
   return R"({"id":1,"op":")" + op + "\"" + (fields.empty() ? "" : "," + fields) + "}";
 }
 
+// A library quoting a damaged field name puts raw bytes in a reason: the response holds
+// them escaped, one line of valid UTF-8 (text that is valid stays as it is).
+TEST(Protocol, ARawByteInAReasonIsEscaped) {
+  rapidjson::Document doc;
+  const std::string response =
+      failure_response("1", corrupt("unknown field `a\x01\xff\nb` of Caf\xc3\xa9"));
+  doc.Parse(response.c_str());
+  ASSERT_FALSE(doc.HasParseError()) << response;
+  EXPECT_STREQ(doc["error"]["message"].GetString(),
+               "unknown field `a\\x01\\xff\\x0ab` of Caf\xc3\xa9");
+  EXPECT_TRUE(valid_utf8(response.data(), response.size()));
+}
+
 TEST(Protocol, EveryFailureIsAResponse) {
   EXPECT_EQ(kind(answer("not json")), "bad_request");
   EXPECT_TRUE(answer("not json")["id"].IsNull());
@@ -91,7 +104,8 @@ TEST(Protocol, ResponsesAreValidUtf8EvenWhenTheInputIsNot) {
       request("load", R"("model":"part","params":{"input":")" + dir.path("bad.jsonl") + "\"}"),
       shutdown);
   EXPECT_TRUE(valid_utf8(bad_data.data(), bad_data.size())) << bad_data;
-  EXPECT_NE(bad_data.find("\xEF\xBF\xBD\xEF\xBF\xBD: unknown field of Part"), std::string::npos)
+  // the bytes named as they are (not as U+FFFD, which hid which bytes they were)
+  EXPECT_NE(bad_data.find("\\\\xff\\\\xfe: unknown field of Part"), std::string::npos)
       << bad_data;
 }
 

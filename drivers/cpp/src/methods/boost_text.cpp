@@ -42,7 +42,13 @@ M BoostText::decode(std::span<const uint8_t> bytes) {
     boost_archive::Reader<boost::archive::text_iarchive, true> reader(ar, source);
     archive_walk::load(reader, value, 0);
   } catch (const std::exception& e) {
-    decode_error(source.position(), std::string("boost text archive: ") + e.what());
+    // Boost's stream error says only that the std::istream failed
+    const std::string what = e.what();
+    decode_error(source.position(),
+                 "boost text archive: " + what +
+                     (what == "input stream error"
+                          ? " (text where a number or length belongs, or the object ends early)"
+                          : ""));
   }
   if (source.left() != 1 || *source.next() != '\n') {
     decode_error(source.position(), "the object does not end after its final newline");
