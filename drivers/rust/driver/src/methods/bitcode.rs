@@ -34,12 +34,14 @@ impl<M: ModelType> Codec<M> for Bitcode {
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        // a release build of bitcode 0.6 keeps no reason in its error (a zero-sized type)
-        bitcode::deserialize(bytes).map_err(|_| {
-            DecodeError::new(
+        // a release build of bitcode 0.6 keeps no reason in its error (a zero-sized type that
+        // says "bitcode error"); a debug build's, and the model's own (nesting), are kept
+        bitcode::deserialize(bytes).map_err(|e| match e.to_string() {
+            why if why == "bitcode error" => DecodeError::new(
                 0,
                 format!("bitcode: not a {} (bitcode gives no reason)", M::ID),
-            )
+            ),
+            why => DecodeError::new(0, format!("bitcode: not a {}: {why}", M::ID)),
         })
     }
 
