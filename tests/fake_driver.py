@@ -62,7 +62,8 @@ INFO = {
            for name in (METHOD, *(m for m in os.environ.get("FAKE_DRIVER_METHODS", "")
                                   .split(",") if m))},
         "raw": {"depths": [], "variants": [], "models": list(MODELS), "files": [],
-                **({"floors": ["write"]} if os.environ.get("FAKE_DRIVER_FLOORS") else {})},
+                **({"floors": os.environ["FAKE_DRIVER_FLOORS"].split(",")}
+                   if os.environ.get("FAKE_DRIVER_FLOORS") else {})},
     },
     "eviction": ["fadvise_dontneed"],
 }
@@ -266,6 +267,20 @@ def write_floor(params: dict, model: str):
     return job, checksum
 
 
+def sort_floor(params: dict, model: str, clock: "Clock") -> dict:
+    """The input's objects' bytes, in order, written as `sorted` (the fake has no budget, so
+    one run). `bad_sort_floor`: the last object is left out of the file, not the checksum."""
+    header, entries = read_index(params["input"], model, "raw")
+    with open(params["input"] + ".pages", "rb") as f:
+        datas = [object_bytes(f, header, e, clock) for e in entries]
+    t1 = time.perf_counter_ns()
+    kept = datas[:-1] if MODE == "bad_sort_floor" else datas
+    write_paged(kept, str(Path(params["output"]) / "sorted"), model, header["method"],
+                params["page_size"], clock)
+    return {"checksum": fold(raw_hash(d) for d in datas), "input_objects": len(datas),
+            "t1": t1}
+
+
 def micro(params: dict, model: str) -> dict:
     objects = load_jsonl(params["input"])[: params["n"]]
     encode_ns = decode_ns = 0
@@ -291,7 +306,7 @@ def op_run(req: dict) -> dict:
             lambda i: i < params["warmups"] or time.perf_counter_ns() - began < warm_ns,
             itertools.count())),
         ((i, False) for i in range(params["repetitions"])))
-    if task in ("sort_dedup", "memory") and req["depth"] != "materialize":
+    if task in ("sort_dedup", "memory") and req["depth"] != "materialize" and method != "raw":
         raise Failed("bad_request", f"{task} reads at depth materialize")
     if task == "write" and method == "raw":
         job, checksum = write_floor(params, model)
@@ -311,6 +326,8 @@ def op_run(req: dict) -> dict:
     elif task == "memory":
         job = lambda clock: read_objects(params["input"], model, method, range(params["n"]),
                                          clock)
+    elif task == "sort_dedup" and method == "raw":
+        job = lambda clock: sort_floor(params, model, clock)
     elif task == "sort_dedup":
         job = lambda clock: sort_dedup(params, model, method, clock)
     elif task == "micro":

@@ -456,7 +456,7 @@ def test_a_read_timed_in_rounds_with_its_floor_shows_the_paired_multiple(rendere
     paired = [r for r in rows if r[5].endswith(" paired")]
     assert [(r[1], r[5]) for r in paired] == [("rust · handcoded · materialize", "1.25x paired")]
     caption = rendered["md"].split(f"**{TRADE_SEQ}**")[1].split("**Ranking")[0]
-    assert "Paired: the read ran in rounds" in caption
+    assert "Paired: the read_seq ran in rounds" in caption
     other = rendered["md"].split("**Ranking: read_seq · trade, depth access, n = 10,000**")[1]
     assert "Paired:" not in other.split("**Ranking")[0]
 

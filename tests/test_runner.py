@@ -332,6 +332,63 @@ def test_a_write_floor_whose_file_differs_from_the_methods_is_invalid(home, monk
     assert {c["status"] for c in cells if c["method"] != RAW} == {"ok"}
 
 
+def test_a_write_in_floor_rounds_carries_its_floor_beside_every_sample(home, monkeypatch):
+    use(monkeypatch, home, floors="write")
+    run_id, _, cells, samples = run(home, WRITE_PLAN.replace(
+        "repetitions = 2", "repetitions = 4\nfloor_rounds = 2"))
+    writes = [c for c in cells if c["method"] == "fakejson"]
+    assert writes and {c["status"] for c in cells} == {"ok"}
+    for write in writes:
+        mine = [s for s in samples if s["cell_id"] == write["cell_id"] and not s["warmup"]]
+        assert [s["rep"] for s in mine] == [0, 1, 2, 3]
+        assert all(json.loads(s["extra"])["floor_ns"] > 0 for s in mine)
+        assert json.loads(write["params"])["floor_rounds"] == 2
+    copies = list((home / "runs").rglob("raw.fakejson/*.pages"))
+    assert copies == []  # the paired floor's copies are deleted
+    _, markdown = render_run(home / "results.duckdb", run_id, home / "report")
+    assert "paired" in markdown.read_text()
+
+
+def test_a_paired_write_whose_floor_copy_differs_is_invalid(home, monkeypatch):
+    use(monkeypatch, home, floors="write", mode="bad_copy")
+    _, _, cells, _ = run(home, WRITE_PLAN.replace("repetitions = 2", "floor_rounds = 2"))
+    writes = [c for c in cells if c["method"] == "fakejson"]
+    assert writes and {(c["status"], c["error_kind"]) for c in writes} == {
+        ("invalid", "checksum_mismatch")}
+    assert all("differs from" in c["message"] for c in writes)
+
+
+SORT_PLAN = PLAN.replace('["write", "read_seq", "read_rand"]', '["sort_dedup"]').replace(
+    '["trade", "part"]', '["part"]')
+
+
+def test_the_sort_floor_moves_every_object_of_each_methods_file(home, monkeypatch):
+    use(monkeypatch, home, floors="write,sort_dedup")
+    run_id, _, cells, samples = run(home, SORT_PLAN)
+    floor = [c for c in cells if c["method"] == RAW]
+    sort = [c for c in cells if c["method"] == "fakejson"]
+    assert [(c["task"], c["variant"], c["status"]) for c in floor] == [
+        ("sort_dedup", "fakejson", "ok")]
+    manifest_count = len(data_path(home / "data" / "default", "part").read_bytes().splitlines())
+    assert floor[0]["got_count"] == floor[0]["expected_count"] == manifest_count
+    assert sort[0]["got_count"] < manifest_count  # the sort drops duplicates, the floor none
+    mine = [s for s in samples if s["cell_id"] == floor[0]["cell_id"] and not s["warmup"]]
+    assert mine and all("phase1_ns" in json.loads(s["extra"]) for s in mine)
+    _, markdown = render_run(home / "results.duckdb", run_id, home / "report")
+    text = markdown.read_text()
+    assert "raw floor · fakejson" in text and "what decoding, ordering" in text
+    assert re.search(r"\(\d+\.\dx\)", text)  # a phase over its floor's
+
+
+def test_a_sort_floor_whose_output_lacks_an_object_is_invalid(home, monkeypatch):
+    use(monkeypatch, home, floors="write,sort_dedup", mode="bad_sort_floor")
+    _, _, cells, _ = run(home, SORT_PLAN)
+    floor = [c for c in cells if c["method"] == RAW]
+    assert [(c["status"], c["error_kind"]) for c in floor] == [("invalid", "checksum_mismatch")]
+    assert "the floor's output" in floor[0]["message"]
+    assert {c["status"] for c in cells if c["method"] != RAW} == {"ok"}
+
+
 def test_driver_unsupported_answers_are_unsupported(home, monkeypatch):
     use(monkeypatch, home, mode="unsupported", on="op=run,task=read_rand")
     _, _, cells, _ = run(home)

@@ -31,16 +31,16 @@ forks = 1                         # micro: fresh driver processes of its own per
 read_forks = 0                    # read tasks and their raw floor: likewise (default: the
                                   # shared process); samples pooled, so a process's luck in
                                   # page placement and neighbours weighs 1/read_forks
-floor_rounds = 0                  # read tasks: the repetitions in this many rounds, each
-                                  # followed in the same process by the raw read of the same
+floor_rounds = 0                  # reads and writes: the repetitions in this many rounds,
+                                  # each followed in the same process by the floor of the same
                                   # file, so every repetition has a floor timed under the same
-                                  # machine state (0 = the raw floor only as its own cell)
+                                  # machine state (0 = the floor only as its own cell)
 buffers = ["fresh", "reused"]     # micro: a new output buffer per object, or one reused
 sweep_k = [100, 1000, 10000]      # micro on `arrays`: objects of k strings and k ints
 seed = 42                         # read_seq start and read_rand id list
 timeout_s = 600                   # per driver request
 pin_cpus = ""                     # taskset CPU list for the drivers; "" = no pinning
-raw = true                        # add the `raw` floor beside every read
+raw = true                        # add the `raw` floor beside every read, write and sort
 servers = 4                       # net_fetch: server nodes (n is objects per server)
 sources = ["ram", "disk", "decode"]  # net_fetch: served from native objects, from stored
                                   # pages, or from stored pages and decoded by the client
@@ -671,7 +671,8 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
         return p.forks if task == "micro" else p.read_forks if task in READ_TASKS else 0
 
     def floor_rounds(task: str, method: str) -> int:
-        return p.floor_rounds if p.raw and task in READ_TASKS and method != RAW else 0
+        paired = task in READ_TASKS or (task == "write" and task in _raw_floors(info))
+        return p.floor_rounds if p.raw and paired and method != RAW else 0
 
     def cell(task, method, depth, variant, n, setting="", threads=1, unsupported=None) -> Cell:
         return Cell(language, task, model, method, depth, variant, setting, directory.name,
@@ -700,16 +701,16 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                         ex.add(cell(task, method, depth, variant, n, setting, threads,
                                     depth_why or None), group)
         if p.raw and not why:
-            for task in (t for t in group.tasks if t in READ_TASKS or t in _write_floor(info)):
+            for task in (t for t in group.tasks if t in READ_TASKS or t in _raw_floors(info)):
                 raw_why = _method_unsupported(info, RAW, model) or _task_unsupported(info, task)
                 for n, setting, threads in _task_points(task, model, p, ns, count):
                     ex.add(cell(task, RAW, "", method, n, setting, threads, raw_why), group)
 
 
-def _write_floor(info: dict) -> tuple[str, ...]:
-    """("write",) when the driver's raw method also measures the write floor (info
-    `methods.raw.floors`); its other floors are the reads'."""
-    return ("write",) if "write" in info["methods"].get(RAW, {}).get("floors", ()) else ()
+def _raw_floors(info: dict) -> tuple[str, ...]:
+    """The tasks beyond the reads whose floor the driver's raw method measures (info
+    `methods.raw.floors`: `write`, `sort_dedup`)."""
+    return tuple(info["methods"].get(RAW, {}).get("floors", ()))
 
 
 def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, model: str,

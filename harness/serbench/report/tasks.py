@@ -136,9 +136,9 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     if with_floor:
         caption += f" × own file's raw: {_own_floor_meaning(tm.task)}"
     if any(r.floor_paired for r in ranking.rows):
-        caption += (" Paired: the read ran in rounds, each followed in the same process by "
-                    "the raw read of its file (floor_rounds); the figure is the median over "
-                    "repetitions of each one's time over the raw read at its place in the "
+        caption += (f" Paired: the {tm.task} ran in rounds, each followed in the same process "
+                    "by the floor of its file (floor_rounds); the figure is the median over "
+                    "repetitions of each one's time over the floor's at its place in the "
                     "round, so both were timed under the same machine state.")
     if with_jit:
         caption += (" Cold JIT: the first repetition the cell's fresh JVM timed (after only the "

@@ -5,12 +5,11 @@ by the harness from the file itself (paged.raw_checksum), an oracle apart from e
 With `floor_rounds` a read alternates in rounds with the raw read of its own file."""
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..datasets.manifest import load_manifest
 from ..paged import PagedError
 from ..plan import RAW
 from ..results import CellResult
+from .floors import in_rounds
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -24,7 +23,7 @@ def run(runner, driver, cell) -> CellResult:
     except PagedError as exc:
         return unreadable(runner, driver, cell, params, exc)
     if cell.floor_rounds:
-        return timed_with_floor(runner, driver, cell, params, expected, floor)
+        return in_rounds(runner, driver, cell, params, expected, lambda p: (p, floor))
     return runner.timed(driver, cell, params, expected)
 
 
@@ -67,39 +66,6 @@ def expected_checksum(runner, cell, base, chosen) -> dict:
         return runner.floor_checksum(base, chosen)
     hashes = runner.dataset_hashes(cell)
     return set_checksum_of(hashes[i] for i in chosen)
-
-
-def timed_with_floor(runner, driver, cell, params: dict, expected: dict,
-                     floor_expected: dict) -> CellResult:
-    """The read's repetitions in `floor_rounds` rounds, each followed in the same process
-    by as many raw reads of the same file; every measured sample carries the raw sample
-    of its place in the round as `floor_ns`. On a VM whose speed moves by tens of percent
-    over seconds, a read and a floor timed minutes apart are not comparable; these are.
-    Later rounds warm up once (the driver's page buffer is per request)."""
-    from ..runner import numbered_on, paired, rounds, warm_up
-    floor = replace(cell, method=RAW, depth="", variant=cell.method, floor_rounds=0)
-    recorded = {**params, "floor_rounds": cell.floor_rounds}
-    samples, first = [], None
-    asked = {k: v for k, v in params.items() if k != "warmup_max_ms"}
-    for number, repetitions in enumerate(rounds(cell.repetitions, cell.floor_rounds)):
-        warm = ({} if number == 0 else {"warmups": 1, "warmup_ms": 0, "warmup_max_ms": 0})
-        round_cell = replace(cell, repetitions=repetitions, **warm)
-        round_params = {**asked, **warm_up(round_cell), "repetitions": repetitions}
-        read = runner.timed(driver, round_cell, round_params, expected)
-        if read.status != "ok":
-            return replace(read, params=recorded)
-        raw = runner.timed(driver, replace(floor, repetitions=repetitions,
-                                           warmups=round_cell.warmups,
-                                           warmup_ms=round_cell.warmup_ms,
-                                           warmup_max_ms=round_cell.warmup_max_ms),
-                           round_params, floor_expected)
-        if raw.status != "ok":
-            what = f"the raw floor of the same file, round {number + 1}: "
-            return replace(raw, message=what + (raw.message or ""), samples=[],
-                           params=recorded)
-        first = first or read
-        samples += numbered_on(paired(read.samples, raw.samples), samples)
-    return replace(first, samples=samples, params=recorded)
 
 
 TASKS = {task: run for task in ("read_seq", "read_rand", "read_par", "memory")}

@@ -1,12 +1,21 @@
 """`sort_dedup`: external sort of the method's file; the output must be the dataset's distinct
-objects in total order (count and sequence checksum)."""
+objects in total order (count and sequence checksum).
+
+The sort floor (`raw`, variant = the method, PROTOCOL.md 5.2.1): the method's file through
+the same two phases at the same budget moving bytes only; its output must hold exactly the
+input's objects (the raw checksum of every object's bytes, computed by the harness from the
+input and again from the output)."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from ..datasets.manifest import data_path, load_manifest
 from ..order import sorted_distinct_checksum
+from ..paged import PagedError, extents, raw_checksum
+from ..plan import RAW
 from ..results import CellResult
+from .floors import every_object
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -14,7 +23,6 @@ def run(runner, driver, cell) -> CellResult:
     if source.problem is not None:
         return source.problem
     manifest = load_manifest(cell.dataset_dir, cell.model)
-    expected = sorted_expectation(runner, cell, manifest)
     output = runner.run_dir / "sort" / str(cell.cell_id)
     shutil.rmtree(output, ignore_errors=True)
     output.mkdir(parents=True)
@@ -22,7 +30,11 @@ def run(runner, driver, cell) -> CellResult:
               "budget_bytes": cell.settings["budget_bytes"], "page_size": cell.page_size,
               **runner.common_params(cell)}
     try:
-        result = runner.timed(driver, cell, params, expected)
+        if cell.method == RAW:
+            result = floor(runner, driver, cell, params, source.base, output)
+        else:
+            result = runner.timed(driver, cell, params,
+                                  sorted_expectation(runner, cell, manifest))
     finally:
         shutil.rmtree(output, ignore_errors=True)
     objects = (result.counters or {}).get("input_objects")
@@ -32,6 +44,28 @@ def run(runner, driver, cell) -> CellResult:
                             f"holds {manifest.count}", expected=result.expected,
                             got=result.got, counters=result.counters, params=params)
     return result
+
+
+def floor(runner, driver, cell, params: dict, source: Path, output: Path) -> CellResult:
+    """The sort floor: ok only if `sorted` holds exactly the input's objects' bytes."""
+    from ..runner import mismatch
+    try:
+        expected = every_object(runner, source)
+    except PagedError as exc:
+        return CellResult("failed", "no_input", f"the file to sort: {exc}", params=params)
+    result = runner.timed(driver, cell, params, expected)
+    if result.status != "ok":
+        return result
+    try:
+        held = raw_checksum(output / "sorted", range(len(extents(output / "sorted.index")[1])))
+        problem = mismatch(f"{output / 'sorted'} (the floor's output)", held, expected)
+    except (PagedError, OSError) as exc:
+        problem = f"the floor's output: {exc}"
+    if problem is None:
+        return result
+    return CellResult("invalid", "checksum_mismatch", f"sort floor: {problem}",
+                      expected=result.expected, got=result.got, counters=result.counters,
+                      params=result.params)
 
 
 def sorted_expectation(runner, cell, manifest) -> dict:

@@ -4,7 +4,8 @@ with `scan` and must hold the dataset, and becomes the file the method's reads u
 The write floor (`raw`, variant = the method): the method's own file written again by the
 driver from its objects' bytes, loaded before timing: the same pages, index and fsyncs
 without the encoding. Its checksum (the objects' bytes) comes from the harness's reading of
-the method's file, and the copy must equal that file byte for byte."""
+the method's file, and the copy must equal that file byte for byte. With `floor_rounds` the
+write alternates in rounds with the floor of the file it has just written."""
 from __future__ import annotations
 
 import filecmp
@@ -14,6 +15,7 @@ from ..datasets.manifest import data_path, load_manifest
 from ..paged import PagedError, extents
 from ..plan import RAW
 from ..results import CellResult
+from .floors import every_object, in_rounds
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -24,7 +26,7 @@ def run(runner, driver, cell) -> CellResult:
     base.parent.mkdir(parents=True, exist_ok=True)
     params = {"input": str(data_path(cell.dataset_dir, cell.model)), "output": str(base),
               "page_size": cell.page_size, **runner.common_params(cell)}
-    result = runner.timed(driver, cell, params, dict(manifest.set_checksum))
+    result = timed_write(runner, driver, cell, base, params, dict(manifest.set_checksum))
     if result.status == "ok":
         objects = result.counters.get("objects")
         if objects != manifest.count:
@@ -39,6 +41,22 @@ def run(runner, driver, cell) -> CellResult:
             "failed", "no_input", f"the file of write cell {cell.cell_id} is unusable "
                                   f"({result.status}: {result.message})"))
     return result
+
+
+def timed_write(runner, driver, cell, base: Path, params: dict, expected: dict) -> CellResult:
+    """The write's repetitions, in rounds with its floor when the plan pairs them."""
+    if not cell.floor_rounds:
+        return runner.timed(driver, cell, params, expected)
+    copy = runner.file_base(cell, RAW, cell.method)
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        result = in_rounds(runner, driver, cell, params, expected,
+                           lambda asked: floor_request(runner, base, copy, asked))
+    except PagedError as exc:  # the file a round wrote, read for its floor
+        return CellResult("invalid", "checksum_mismatch",
+                          f"write: the harness cannot read the file it wrote: {exc}",
+                          params=params)
+    return checked_copy(base, result, copy)
 
 
 def scan_written(runner, driver, cell, base, manifest, result: CellResult) -> CellResult:
@@ -60,20 +78,31 @@ def floor(runner, driver, cell) -> CellResult:
     params = {"input": str(source.base), "output": str(base), "page_size": cell.page_size,
               **runner.common_params(cell)}
     try:
-        expected = runner.floor_checksum(source.base, range(len(extents(
-            Path(f"{source.base}.index"))[1])))
+        expected = every_object(runner, source.base)
     except PagedError as exc:
         return CellResult("failed", "no_input", f"the file to copy: {exc}", params=params)
+    return checked_copy(source.base, runner.timed(driver, cell, params, expected), base)
+
+
+def floor_request(runner, base: Path, copy: Path, asked: dict) -> tuple[dict, dict]:
+    """The write floor of the file a round has just written: its params and checksum."""
+    params = {**asked, "input": str(base), "output": str(copy)}
+    return params, every_object(runner, base)
+
+
+
+def checked_copy(source: Path, result: CellResult, copy: Path) -> CellResult:
+    """A floor's result is ok only if its copy (a paired write's: the last round's) equals
+    the file it copied; the copy is then deleted."""
     try:
-        result = runner.timed(driver, cell, params, expected)
-        problem = copy_problem(source.base, base) if result.status == "ok" else None
+        problem = copy_problem(source, copy) if result.status == "ok" else None
     finally:
         for suffix in (".pages", ".index"):
-            Path(f"{base}{suffix}").unlink(missing_ok=True)
-    if problem:
-        return CellResult("invalid", "checksum_mismatch", f"write floor: {problem}",
-                          expected=result.expected, got=result.got, params=params)
-    return result
+            Path(f"{copy}{suffix}").unlink(missing_ok=True)
+    if problem is None:
+        return result
+    return CellResult("invalid", "checksum_mismatch", f"write floor: {problem}",
+                      expected=result.expected, got=result.got, params=result.params)
 
 
 def copy_problem(source: Path, copy: Path) -> str | None:
