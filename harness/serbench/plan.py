@@ -119,7 +119,7 @@ DEPTHS = ("materialize", "access", "key")
 RAW = "raw"
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 CPU_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
-EMBEDDED = ("default", "full", "figures", "network", "reproduce", "reproduce_quick")
+EMBEDDED = ("default", "full", "figures", "floors", "network", "reproduce", "reproduce_quick")
 # the `serbench data` generators a plan's [datasets] may name
 DATA_GENERATORS = ("tpch", "tweet", "sparse", "trade", "org", "arrays")
 DATASET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
