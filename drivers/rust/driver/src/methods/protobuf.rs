@@ -10,7 +10,7 @@ use prost::Message;
 use serbench_model::{
     Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
     Hashtag, LineItem, Media, Mention, Order, Org, OrgType, Part, Place, Size, Sizes, SparseVector,
-    Supplier, Trade, Tweet, Url, User,
+    Supplier, Trade, Tweet, Url, User, MAX_NESTING,
 };
 
 use super::{fold_decoded, Codec, DecodeError, Method};
@@ -126,12 +126,43 @@ impl<T: Conv<P>, P> Conv<Vec<P>> for Vec<T> {
     }
 }
 
+/// A boxed value is a nested status, the models' one recursion: prost refuses only past its
+/// own limit of 100 messages, so the statuses are counted here against PROTOCOL.md 2.1's
+/// bound, the root included, as every serde-based reader counts them.
 impl<T: Conv<P>, P> Conv<Box<P>> for Box<T> {
     fn to_pb(&self) -> Box<P> {
         Box::new((**self).to_pb())
     }
     fn from_pb(p: Box<P>) -> Result<Self, DecodeError> {
+        let _level = Status::enter()?;
         T::from_pb(*p).map(Box::new)
+    }
+}
+
+thread_local! {
+    static STATUSES: std::cell::Cell<usize> = const { std::cell::Cell::new(1) };
+}
+
+/// One nested status for as long as it lives.
+struct Status;
+
+impl Status {
+    fn enter() -> Result<Status, DecodeError> {
+        let depth = STATUSES.with(|d| d.get()) + 1;
+        if depth > MAX_NESTING {
+            return Err(DecodeError::new(
+                0,
+                format!("nested deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        STATUSES.with(|d| d.set(depth));
+        Ok(Status)
+    }
+}
+
+impl Drop for Status {
+    fn drop(&mut self) {
+        STATUSES.with(|d| d.set(d.get() - 1));
     }
 }
 
@@ -324,6 +355,42 @@ mod tests {
         let mut out = Vec::new();
         Protobuf.encode(value, &mut out);
         out
+    }
+
+    /// A golden plain tweet retweeting itself `levels` deep.
+    fn nested_retweets(levels: usize) -> Tweet {
+        let tweets: Vec<Tweet> =
+            crate::tasks::load_objects(&crate::test_support::vectors().join("tweet.jsonl"))
+                .unwrap();
+        let plain = tweets
+            .into_iter()
+            .find(|t| t.retweeted_status.is_none())
+            .unwrap();
+        (0..levels).fold(plain.clone(), |inner, _| Tweet {
+            retweeted_status: Some(Box::new(inner)),
+            ..plain.clone()
+        })
+    }
+
+    /// prost alone would take 98 nested statuses (its limit is 100 messages); the bound is
+    /// the one every other reader keeps, and a refusal leaves the count where it was.
+    #[test]
+    fn statuses_nested_past_the_protocols_bound_are_refused() {
+        let decode = |levels| {
+            let bytes = encoded(&nested_retweets(levels));
+            Codec::<Tweet>::decode(&mut Protobuf, &bytes)
+        };
+        for _ in 0..2 {
+            let deepest = decode(MAX_NESTING - 1).unwrap();
+            assert_eq!(deepest, nested_retweets(MAX_NESTING - 1));
+            for levels in [MAX_NESTING, 90] {
+                let refused = decode(levels).unwrap_err().message;
+                assert!(
+                    refused.contains("nested deeper than 64 levels"),
+                    "{refused}"
+                );
+            }
+        }
     }
 
     fn decode_error(bytes: &[u8]) -> String {
