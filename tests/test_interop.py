@@ -5,16 +5,18 @@ objects moved to the next page), where the formats PROTOCOL.md fixes byte for by
 be the same bytes from every writer.
 
 The data are the golden vectors (absent optionals, empty lists, non-ASCII strings, extreme
-numbers, recursive tweets), every model. Every driver must be built (`serbench build`).
+numbers, recursive tweets), every model; and a customer larger than the default page whose
+Cap'n Proto message has several segments. Every driver must be built (`serbench build`).
 """
 from __future__ import annotations
 
 import gzip
+import json
 from pathlib import Path
 
 import pytest
 
-from fake_driver import make_dataset
+from fake_driver import make_dataset, write_dataset
 from serbench.driver import BUILD_PATHS, LANGUAGES
 from serbench.paged import extents
 from serbench.runner import driver_infos
@@ -91,8 +93,8 @@ def test_every_producer_is_read_by_every_consumer(checks, method):
     assert_every_producer_read_by_every_consumer(checks, method)
 
 
-def assert_every_producer_read_by_every_consumer(checks, method):
-    for model in MODELS:
+def assert_every_producer_read_by_every_consumer(checks, method, models=MODELS):
+    for model in models:
         for producer in offering(method):
             for consumer in offering(method):
                 read = [c for c in checks if c.step == "scan" and c.method == method
@@ -154,3 +156,53 @@ def test_json_gzip_stores_the_json_text_in_one_member_with_the_fixed_header(smal
             for member, text in zip(members, texts):
                 assert member[:10] == GZIP_HEADER, (language, model, member[:10].hex())
                 assert gzip.decompress(member) == text, (language, model)
+
+
+# Cap'n Proto: both writers build in a 64 KiB first segment (8,192 words) and take further
+# segments from the heap, so a message larger than that has several segments
+CAPNP_FIRST_SEGMENT = 65536
+
+
+def large_customers(directory: Path) -> Path:
+    """The golden customer with the most orders, its orders repeated until every encoding is
+    far larger than the default page and a Cap'n Proto message needs several segments; and
+    a small one after it, which a reader must find past the large one's pages."""
+    vectors = Path(__file__).resolve().parents[1] / "vectors" / "customer.jsonl"
+    golden = [json.loads(line) for line in vectors.read_bytes().splitlines() if line.strip()]
+    small = min(golden, key=lambda c: len(json.dumps(c)))
+    richest = max(golden, key=lambda c: len(c.get("orders") or []))
+    orders = richest["orders"] * (400 // len(richest["orders"]) + 1)
+    large = {**richest, "orders": orders}
+    lines = [json.dumps(c, ensure_ascii=False, separators=(",", ":")).encode()
+             for c in (large, small)]
+    return write_dataset(directory, "customer", lines, {"large": True})
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory) -> tuple[list, Path]:
+    root = tmp_path_factory.mktemp("large")
+    data = large_customers(root / "data")
+    paths = {language: BUILD_PATHS[language] for language in LANGUAGES}
+    checks = verify(paths, driver_infos(paths), data, timeout_s=120, methods=tuple(SHARED),
+                    files=root / "files")
+    return checks, root / "files"
+
+
+def segments(message: bytes) -> int:
+    """A standard Cap'n Proto message's segment count (its first word: count - 1)."""
+    return int.from_bytes(message[:4], "little") + 1
+
+
+def test_objects_larger_than_a_page_and_multi_segment_messages_cross_languages(large):
+    checks, files = large
+    failures = [c for c in checks if c.status == FAILED]
+    assert not failures, [(c.producer, c.language, c.method, c.model, c.step, c.message)
+                          for c in failures]
+    for method in SHARED:
+        assert_every_producer_read_by_every_consumer(checks, method, models=("customer",))
+    for language in offering("capnp"):
+        base = files / language / "capnp" / "customer"
+        page_size, _ = extents(Path(f"{base}.index"))
+        first, second = objects(base)
+        assert len(first) > max(page_size, CAPNP_FIRST_SEGMENT), len(first)
+        assert segments(first) > 1 and segments(second) == 1, (language, segments(first))
