@@ -207,6 +207,20 @@ def test_gzip_mode_gives_the_other_mode_where_the_run_has_it():
         "toolchain: java: Java 8 then, java 21.0.5 now"
 
 
+def test_the_library_versions_of_the_figures_methods_come_from_the_drivers_info():
+    run = made_run()
+    run.drivers["java"]["info"]["methods"] = {
+        "kryo": {"libraries": {"kryo": "5.6.2", "objenesis": "3.4"}},
+        "json": {"libraries": {"jackson-databind": "2.17.2"}}}
+    run.drivers["cpp"]["info"]["methods"] = {"bson": {"libraries": {"libbson": "1.23.1"}},
+                                              "handcoded": {"libraries": {}}}
+    cells = [made_cell("java", "kryo"), made_cell("cpp", "bson"), made_cell("cpp", "handcoded")]
+    assert reason_ids(TWEET_READ, cells, run)["libraries"] == (
+        "libraries now (the study names no versions): cpp bson: libbson 1.23.1; "
+        "java kryo: kryo 5.6.2, objenesis 3.4")  # not json: no cell of it; handcoded: none
+    assert "libraries" not in reason_ids(TWEET_READ, cells, made_run())  # none in info
+
+
 def test_labelled_cells_are_counted_and_a_clean_run_has_no_reason():
     fig = next(fig for fig in FIGURES if fig.key == "read_seq_cpp_java")
     cells = [made_cell("java", "handcoded", model="part", steady=False),

@@ -151,6 +151,29 @@ def toolchain(fig, measured, cells, run) -> Reason | None:
     return Reason("toolchain", "toolchain: " + "; ".join(then_now))
 
 
+def _libraries(run: Run, language: str, method: str) -> str:
+    """`name version` of each library the method's driver says it uses (info
+    `methods.<id>.libraries`), or "" where the driver names none."""
+    info = ((run.drivers.get(language) or {}).get("info") or {}).get("methods") or {}
+    named = (info.get(method) or {}).get("libraries") or {}
+    return ", ".join(f"{name} {version}" for name, version in sorted(named.items()))
+
+
+def libraries(fig, measured, cells, run) -> Reason | None:
+    """The library versions of the figure's methods in this run; the studies name none, so
+    a reader can at least see what changed since by the libraries' own histories."""
+    if run is None:
+        return None
+    methods = sorted({(c.language, c.method) for c in cells},
+                     key=lambda lm: (LANGUAGES.index(lm[0]) if lm[0] in LANGUAGES else 9, lm[1]))
+    named = [f"{language} {method}: {used}" for language, method in methods
+             if (used := _libraries(run, language, method))]
+    if not named:
+        return None
+    return Reason("libraries", "libraries now (the study names no versions): "
+                               + "; ".join(named))
+
+
 def hardware(fig, measured, cells, run) -> Reason | None:
     study = fig.study
     cores = run and run.host.get("logical_cores")
@@ -171,7 +194,7 @@ def _labelled(reason_id: str, what: str, pick: Callable[[Cell], bool]):
 
 
 REASONS = (
-    lazy_read, json_text, gzip_mode, data_size, toolchain, hardware,
+    lazy_read, json_text, gzip_mode, data_size, toolchain, libraries, hardware,
     _labelled("unsteady", "ran unsteady (left out of the verdict)", lambda c: c.steady is False),
     _labelled("cold_unproven", "not shown to be cold", lambda c: bool(c.cold_note)),
     _labelled("trusting", "read bytes without checking them", lambda c: c.trusting),
