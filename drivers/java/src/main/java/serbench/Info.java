@@ -63,7 +63,8 @@ public final class Info {
             }
             spec.set("settings", Json.MAPPER.valueToTree(m.settings()));
             if (!m.writes()) {
-                spec.putArray("floors").add("write"); // raw is also the write floor (Write)
+                // raw is also the write floor (Write) and the sort floor (SortFloor)
+                spec.putArray("floors").add("write").add("sort_dedup");
             }
         }
         o.putArray("eviction").add(Evict.EVICTION);

@@ -16,6 +16,8 @@ import serbench.IoTimer;
  */
 public final class PageWriter implements AutoCloseable {
     private static final int WRITE_BUFFER = 1 << 20;
+    /** Page padding (never written to). */
+    private static final byte[] ZEROS = new byte[1 << 16];
 
     /** Encodes one object at the end of `out`. */
     public interface Encoder {
@@ -70,6 +72,22 @@ public final class PageWriter implements AutoCloseable {
     }
 
     /**
+     * Appends `length` bytes of `src` from `from` as the next object, packed as `push` packs
+     * an encoded one (the sort floor's copies).
+     */
+    public void push(byte[] src, int from, int length) throws Failure {
+        if (length <= 0) {
+            throw Failure.internal("object " + objects + ": length " + length
+                + " is not in 1..2^31");
+        }
+        if (page.length > 0 && (long) page.length + length > pageSize) {
+            flushBefore(page.length);
+        }
+        page.append(src, from, length);
+        record(page.length - length, length);
+    }
+
+    /**
      * Appends `length` bytes of `src` at `offset` of page `at` (the layout of a file being
      * copied, as the write floor does): the place must follow the object before it, on this
      * page or a later one.
@@ -109,10 +127,9 @@ public final class PageWriter implements AutoCloseable {
         try {
             data.write(page.array, 0, end);
             long padding = pages * pageSize - end;
-            byte[] zeros = new byte[(int) Math.min(padding, 1 << 16)];
             while (padding > 0) {
-                int chunk = (int) Math.min(padding, zeros.length);
-                data.write(zeros, 0, chunk);
+                int chunk = (int) Math.min(padding, ZEROS.length);
+                data.write(ZEROS, 0, chunk);
                 padding -= chunk;
             }
         } catch (IOException e) {

@@ -116,7 +116,7 @@ class SortDedupTest {
     }
 
     @Test
-    void rawAccessAndAMissingDirectoryAreRefused(@TempDir Path dir) throws Exception {
+    void accessRawAtADepthAndAMissingDirectoryAreRefused(@TempDir Path dir) throws Exception {
         refusals(Registry.method("handcoded"), ModelType.byId("trade"), dir);
     }
 
@@ -133,8 +133,11 @@ class SortDedupTest {
             method.codec(model), method, model, Depth.MATERIALIZE, new Params(p))).kind);
         assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> new SortDedup().run(
             method.codec(model), method, model, Depth.ACCESS, new Params(p))).kind);
+        // raw is the sort floor (SortFloorTest), at no depth
         MethodSpec raw = Registry.method("raw");
-        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> new SortDedup().run(
+        assertEquals("not_found", assertThrows(Failure.class, () -> new SortDedup().run(
             raw.codec(model), raw, model, Depth.NONE, new Params(p))).kind);
+        assertEquals(Failure.UNSUPPORTED, assertThrows(Failure.class, () -> new SortDedup().run(
+            raw.codec(model), raw, model, Depth.MATERIALIZE, new Params(p))).kind);
     }
 }
