@@ -60,6 +60,7 @@ public final class Info {
             ArrayNode jars = Jars.json(m.id());
             if (jars != null) {
                 spec.set("jars", jars);
+                spec.set("libraries", Jars.libraries(m.id()));
             }
             spec.set("settings", Json.MAPPER.valueToTree(m.settings()));
             if (!m.writes()) {

@@ -67,6 +67,34 @@ public final class Jars {
         return out;
     }
 
+    /** `{artifact: version}` of the method's jars, from their Maven file names
+     *  (`kryo-5.6.2.jar`), or null for a method missing from CLASSES; `{}` for the JDK's own. */
+    public static ObjectNode libraries(String method) {
+        List<String> classes = CLASSES.get(method);
+        if (classes == null) {
+            return null;
+        }
+        ObjectNode out = Json.MAPPER.createObjectNode();
+        for (String name : classes) {
+            String[] artifactVersion = artifactVersion(jarOf(name).getName());
+            out.put(artifactVersion[0], artifactVersion[1]);
+        }
+        return out;
+    }
+
+    /** `kryo-5.6.2.jar` as {kryo, 5.6.2}: Maven names a jar artifactId-version.jar, and the
+     *  version is the part from the first '-' followed by a digit. */
+    static String[] artifactVersion(String jarName) {
+        String stem = jarName.endsWith(".jar") ? jarName.substring(0, jarName.length() - 4)
+            : jarName;
+        for (int i = 0; i + 1 < stem.length(); i++) {
+            if (stem.charAt(i) == '-' && Character.isDigit(stem.charAt(i + 1))) {
+                return new String[] {stem.substring(0, i), stem.substring(i + 1)};
+            }
+        }
+        return new String[] {stem, "unknown"};  // a class directory (a development build)
+    }
+
     /** The jar (or class directory) the class is loaded from, without initializing it. */
     static File jarOf(String className) {
         try {

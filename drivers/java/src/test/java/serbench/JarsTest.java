@@ -57,6 +57,32 @@ class JarsTest {
     }
 
     @Test
+    void everyMethodNamesTheLibrariesOfItsJarsWithTheirVersions() {
+        JsonNode methods = Info.info().get("methods");
+        for (MethodSpec m : Registry.METHODS) {
+            JsonNode libraries = methods.get(m.id()).get("libraries");
+            assertNotNull(libraries, m.id());
+            assertEquals(methods.get(m.id()).get("jars").size(), libraries.size(), m.id());
+            libraries.fields().forEachRemaining(e -> assertTrue(
+                e.getValue().asText().matches("\\d+(\\.\\d+)*([.-][\\w.]+)?"),
+                m.id() + ": " + e.getKey() + " " + e.getValue()));
+        }
+        assertEquals("{}", methods.get("java_builtin").get("libraries").toString());
+        assertEquals(Info.libraryVersion("com.esotericsoftware", "kryo"),
+            methods.get("kryo").get("libraries").get("kryo").asText());
+    }
+
+    @Test
+    void aJarNameSplitsIntoArtifactAndVersion() {
+        assertEquals(List.of("kryo", "5.6.2"), List.of(Jars.artifactVersion("kryo-5.6.2.jar")));
+        assertEquals(List.of("protobuf-java", "4.36.2"),
+            List.of(Jars.artifactVersion("protobuf-java-4.36.2.jar")));
+        assertEquals(List.of("xmlpull", "1.1.3.1"),
+            List.of(Jars.artifactVersion("xmlpull-1.1.3.1.jar")));
+        assertEquals(List.of("classes", "unknown"), List.of(Jars.artifactVersion("classes")));
+    }
+
+    @Test
     void theJarsAreWhereTheClassesLoadFrom() {
         File kryo = Jars.jarOf("com.esotericsoftware.kryo.Kryo");
         assertTrue(kryo.getName().startsWith("kryo-") && kryo.getName().endsWith(".jar"));
