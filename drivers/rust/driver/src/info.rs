@@ -17,8 +17,9 @@ pub fn info() -> Value {
             let mut spec = json!({"depths": depths, "variants": m.variants, "models": models,
                                   "files": m.files, "settings": (m.settings)()});
             if !m.writes {
-                // the raw floor is also the write floor (tasks/write.rs): PROTOCOL.md 3
-                spec["floors"] = json!(["write"]);
+                // the raw floor is also the write floor (tasks/write.rs) and the sort floor
+                // (tasks/sort_dedup/floor.rs): PROTOCOL.md 5 and 5.2.1
+                spec["floors"] = json!(["write", "sort_dedup"]);
             }
             (m.id.to_string(), spec)
         })

@@ -22,6 +22,8 @@ pub struct MethodSpec {
     pub depths: &'static [Depth],
     pub files: &'static [&'static str],
     pub writes: bool,
+    /// Where its objects start within a page: a multiple of this (PROTOCOL.md 4.1).
+    pub align: usize,
     pub variants: &'static [&'static str],
     pub settings: fn() -> Map<String, Value>,
 }
@@ -50,6 +52,7 @@ macro_rules! registry {
                 depths: <$method as Method>::DEPTHS,
                 files: <$method as Method>::FILES,
                 writes: <$method as Method>::WRITES,
+                align: <$method as Method>::ALIGN,
                 variants: <$method as Method>::VARIANTS,
                 settings: <$method as Method>::settings,
             },

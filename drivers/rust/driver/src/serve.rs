@@ -131,6 +131,10 @@ mod tests {
             json!(["materialize", "access"])
         );
         assert_eq!(info["methods"]["raw"]["depths"], json!([]));
+        assert_eq!(
+            info["methods"]["raw"]["floors"],
+            json!(["write", "sort_dedup"])
+        );
         assert_eq!(info["methods"]["json_gzip"]["settings"]["gzip_level"], 6);
         // bincode 1 and bincode 2 (renamed) are both linked
         assert_eq!(info["libraries"]["bincode"], "1.3.3, 2.0.1");
@@ -416,6 +420,57 @@ mod tests {
         assert_eq!(result["checksum"]["count"], 4);
         assert_eq!(result["checksum"], r[2]["result"]["checksum"]);
         assert_eq!(error_kind(&r[3]), "not_found");
+    }
+
+    #[test]
+    fn the_sort_floor_moves_another_methods_objects_into_sorted() {
+        let scratch = Scratch::new();
+        let (source, output) = (scratch.join("rkyv"), scratch.join("sort"));
+        fs::create_dir(&output).unwrap();
+        let sorted = output.join("sorted");
+        let raw = |id: u64, task: &str, depth: &str, params: Value| {
+            let mut params = params;
+            params["cold"] = json!(false);
+            params["warmups"] = json!(0);
+            params["repetitions"] = json!(2);
+            json!({"id": id, "op": "run", "task": task, "model": "tweet", "method": "raw",
+                   "depth": depth, "variant": "", "params": params})
+        };
+        let sort = json!({"input": source, "output": output, "budget_bytes": 256,
+                          "page_size": 128});
+        let r = exchange(&[
+            json!({"id": 1, "op": "encode", "model": "tweet", "method": "rkyv", "depth": "",
+                   "variant": "", "params": {"input": golden("tweet"), "output": source,
+                                             "page_size": 128}}),
+            raw(2, "sort_dedup", "", sort.clone()),
+            raw(
+                3,
+                "read_seq",
+                "",
+                json!({"input": source, "start": 0, "n": 4}),
+            ),
+            raw(
+                4,
+                "read_seq",
+                "",
+                json!({"input": sorted, "start": 0, "n": 4}),
+            ),
+            raw(5, "sort_dedup", "materialize", sort),
+        ]);
+        let result = &r[1]["result"];
+        // every object of the input, its bytes folded as the raw read folds them
+        assert_eq!(result["checksum"]["count"], 4);
+        assert_eq!(result["checksum"], r[2]["result"]["checksum"]);
+        assert_eq!(r[3]["result"]["checksum"], r[2]["result"]["checksum"]);
+        let counters = &result["counters"];
+        assert_eq!(
+            (&counters["input_objects"], &counters["output_objects"]),
+            (&json!(4), &json!(4))
+        );
+        // tweets of more than 128 bytes: a run each, merged two at a time (fan-in 2)
+        assert_eq!(counters["runs"], 4);
+        assert_eq!(counters["merge_passes"], 3);
+        assert_eq!(r[4]["status"], "unsupported");
     }
 
     #[test]

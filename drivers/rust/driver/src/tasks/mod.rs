@@ -277,6 +277,50 @@ fn located(reader: &PageReader<'_, '_>, n: u64, e: crate::methods::DecodeError) 
     ))
 }
 
+/// Objects' bytes back to back in one buffer, with where each ends: what the floors move
+/// (the write floor's stored file, the sort floor's chunk).
+#[derive(Default)]
+pub struct ObjectBytes {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl ObjectBytes {
+    /// Room for `bytes` bytes of objects before the buffer grows.
+    pub fn with_capacity(bytes: usize) -> Self {
+        ObjectBytes {
+            bytes: Vec::with_capacity(bytes),
+            ends: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, object: &[u8]) {
+        self.bytes.extend_from_slice(object);
+        self.ends.push(self.bytes.len());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The bytes of all objects held.
+    pub fn held(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Forgets every object, keeping the buffer.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// Each object's bytes, in the order pushed.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(a, &b)| &self.bytes[a..b])
+    }
+}
+
 /// `{"count", "sum"}` as the protocol carries checksums.
 pub fn checksum_json(c: SetChecksum) -> Value {
     json!({"count": c.count, "sum": hex64(c.sum)})

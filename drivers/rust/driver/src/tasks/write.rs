@@ -7,7 +7,9 @@ use std::path::Path;
 use serbench_model::{object_hash, Hasher, ModelType, SetChecksum};
 use serde_json::{json, Value};
 
-use super::{checksum_json, expect, load_objects, Repetitions, Task, TaskRequest, WRITER};
+use super::{
+    checksum_json, expect, load_objects, ObjectBytes, Repetitions, Task, TaskRequest, WRITER,
+};
 use crate::methods::Codec;
 use crate::paged::{Entry, PageBuffer, PageReader, PageWriter, RunStamp, WriteCounters};
 use crate::protocol::{Depth, Failure};
@@ -68,7 +70,7 @@ fn floor<M: ModelType, C: Codec<M>>(
     let run_stamp = params.run_stamp()?;
     let stored = Stored::load::<M, C>(params.path("input")?, page_size)?;
     let mut checksum = SetChecksum::default();
-    for object in stored.objects() {
+    for object in stored.objects.iter() {
         let mut h = Hasher::new();
         codec
             .fold(object, Depth::None, &mut h)
@@ -86,8 +88,7 @@ struct Stored {
     model: String,
     method: String,
     entries: Vec<Entry>,
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
+    objects: ObjectBytes,
 }
 
 impl Stored {
@@ -100,20 +101,13 @@ impl Stored {
             model: reader.header().model.clone(),
             method: reader.header().method.clone(),
             entries: Vec::new(),
-            bytes: Vec::new(),
-            ends: Vec::new(),
+            objects: ObjectBytes::with_capacity(reader.header().data_len as usize),
         };
         for n in 0..reader.count() {
             stored.entries.push(reader.entry(n));
-            stored.bytes.extend_from_slice(reader.object(n)?);
-            stored.ends.push(stored.bytes.len());
+            stored.objects.push(reader.object(n)?);
         }
         Ok(stored)
-    }
-
-    fn objects(&self) -> impl Iterator<Item = &[u8]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(&self.ends).map(|(a, &b)| &self.bytes[a..b])
     }
 
     fn write(
@@ -124,7 +118,7 @@ impl Stored {
         timer: &IoTimer,
     ) -> Result<WriteCounters, Failure> {
         let mut writer = PageWriter::create(base, page_size, timer)?;
-        for (&at, object) in self.entries.iter().zip(self.objects()) {
+        for (&at, object) in self.entries.iter().zip(self.objects.iter()) {
             writer.place(at, object)?;
         }
         writer.finish(&self.model, &self.method, WRITER, run_stamp)
