@@ -21,6 +21,7 @@ pub struct MethodSpec {
     pub id: &'static str,
     pub depths: &'static [Depth],
     pub files: &'static [&'static str],
+    pub libraries: &'static [&'static str],
     pub writes: bool,
     /// Where its objects start within a page: a multiple of this (PROTOCOL.md 4.1).
     pub align: usize,
@@ -51,6 +52,7 @@ macro_rules! registry {
                 id: <$method as Method>::ID,
                 depths: <$method as Method>::DEPTHS,
                 files: <$method as Method>::FILES,
+                libraries: <$method as Method>::LIBRARIES,
                 writes: <$method as Method>::WRITES,
                 align: <$method as Method>::ALIGN,
                 variants: <$method as Method>::VARIANTS,

@@ -138,6 +138,23 @@ mod tests {
         assert_eq!(info["methods"]["json_gzip"]["settings"]["gzip_level"], 6);
         // bincode 1 and bincode 2 (renamed) are both linked
         assert_eq!(info["libraries"]["bincode"], "1.3.3, 2.0.1");
+        // each method names its own crates, at the version linked
+        assert_eq!(info["methods"]["bincode"]["libraries"]["bincode"], "1.3.3");
+        assert_eq!(
+            info["methods"]["bincode2"]["libraries"],
+            json!({"bincode": "2.0.1"})
+        );
+        assert_eq!(info["methods"]["handcoded"]["libraries"], json!({}));
+        for (id, method) in info["methods"].as_object().unwrap() {
+            for (name, version) in method["libraries"].as_object().unwrap() {
+                let linked = info["libraries"][name].as_str().unwrap_or("");
+                let version = version.as_str().unwrap();
+                assert!(
+                    linked.split(", ").any(|v| v == version),
+                    "{id}: {name} {version}, linked {linked:?}"
+                );
+            }
+        }
         assert_eq!(info["models"].as_array().unwrap().len(), 8);
         assert_eq!(info["eviction"], json!(["fadvise_dontneed"]));
     }

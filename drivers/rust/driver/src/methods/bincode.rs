@@ -15,6 +15,7 @@ impl Method for Bincode {
     const ID: &'static str = "bincode";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bincode.rs"];
+    const LIBRARIES: &'static [&'static str] = &["bincode@1", "serde"];
 }
 
 impl<M: ModelType> Codec<M> for Bincode {

@@ -24,6 +24,7 @@ impl Method for Bincode2 {
     const ID: &'static str = "bincode2";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bincode2.rs"];
+    const LIBRARIES: &'static [&'static str] = &["bincode@2"];
 
     fn settings() -> Map<String, Value> {
         let Value::Object(settings) =

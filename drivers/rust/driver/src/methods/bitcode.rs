@@ -16,6 +16,7 @@ impl Method for Bitcode {
     const ID: &'static str = "bitcode";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bitcode.rs"];
+    const LIBRARIES: &'static [&'static str] = &["bitcode", "serde"];
 
     fn settings() -> Map<String, Value> {
         let Value::Object(settings) = json!({"api": "serde"}) else {

@@ -17,6 +17,7 @@ impl Method for Bson {
     const ID: &'static str = "bson";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bson.rs"];
+    const LIBRARIES: &'static [&'static str] = &["bson", "serde"];
 }
 
 impl<M: ModelType> Codec<M> for Bson {

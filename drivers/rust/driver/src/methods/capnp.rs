@@ -59,6 +59,7 @@ impl Method for Capnp {
         "schemas/capnp/org.capnp",
         "schemas/capnp/arrays.capnp",
     ];
+    const LIBRARIES: &'static [&'static str] = &["capnp"];
     // messages are read in place as 8-byte words
     const ALIGN: usize = 8;
 }

@@ -49,6 +49,7 @@ impl Method for Flatbuffers {
         "schemas/fbs/org.fbs",
         "schemas/fbs/arrays.fbs",
     ];
+    const LIBRARIES: &'static [&'static str] = &["flatbuffers"];
 }
 
 type Fbb = FlatBufferBuilder<'static>;

@@ -29,6 +29,7 @@ impl Method for Flexbuffers {
     const ID: &'static str = "flexbuffers";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/flexbuffers.rs"];
+    const LIBRARIES: &'static [&'static str] = &["flexbuffers", "serde"];
 }
 
 impl<M: ModelType> Codec<M> for Flexbuffers {

@@ -24,6 +24,7 @@ impl Method for Handcoded {
     const ID: &'static str = "handcoded";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize, Depth::Access];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/handcoded.rs"];
+    const LIBRARIES: &'static [&'static str] = &[];
 }
 
 impl<M: ModelType + Layout> Codec<M> for Handcoded {

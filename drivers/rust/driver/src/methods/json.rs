@@ -13,6 +13,7 @@ impl Method for Json {
     const ID: &'static str = "json";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/json.rs"];
+    const LIBRARIES: &'static [&'static str] = &["serde_json", "serde"];
 }
 
 impl<M: ModelType> Codec<M> for Json {

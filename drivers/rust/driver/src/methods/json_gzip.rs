@@ -40,6 +40,7 @@ impl Method for JsonGzip {
     const ID: &'static str = "json_gzip";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/json_gzip.rs"];
+    const LIBRARIES: &'static [&'static str] = &["serde_json", "flate2", "zlib-rs", "serde"];
 
     fn settings() -> Map<String, Value> {
         let Value::Object(settings) = json!({"gzip_level": LEVEL, "gzip_backend": "zlib-rs"})

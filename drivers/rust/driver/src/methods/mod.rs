@@ -34,6 +34,9 @@ pub trait Method: Default {
     const DEPTHS: &'static [Depth];
     /// Its own source files, relative to the repository (for the `sizes` task).
     const FILES: &'static [&'static str];
+    /// The crates it uses, as Cargo.lock names them (`name@major` where two versions are
+    /// linked): `info` gives each with its version (PROTOCOL.md 3).
+    const LIBRARIES: &'static [&'static str];
     /// False for a method that only reads other methods' files (the raw floor): it writes
     /// nothing and accepts any method's index.
     const WRITES: bool = true;

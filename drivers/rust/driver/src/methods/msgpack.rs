@@ -19,6 +19,7 @@ impl Method for Msgpack {
     const ID: &'static str = "msgpack";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/msgpack.rs"];
+    const LIBRARIES: &'static [&'static str] = &["rmp-serde", "serde"];
 
     fn settings() -> Map<String, Value> {
         let Value::Object(settings) = json!({"structs": "maps with field-name keys"}) else {

@@ -22,6 +22,7 @@ impl Method for MsgpackArrays {
         "drivers/rust/driver/src/methods/msgpack_arrays.rs",
         "drivers/rust/driver/src/methods/msgpack.rs",
     ];
+    const LIBRARIES: &'static [&'static str] = &["rmp-serde", "serde"];
 
     fn settings() -> Map<String, Value> {
         let Value::Object(settings) = json!({"structs": "arrays of their fields in schema order"})

@@ -16,6 +16,7 @@ impl Method for Postcard {
     const ID: &'static str = "postcard";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/postcard.rs"];
+    const LIBRARIES: &'static [&'static str] = &["postcard", "serde"];
 }
 
 /// A postcard output appending to a caller's buffer (postcard's own `StdVec` owns its Vec).

@@ -38,6 +38,7 @@ impl Method for Protobuf {
         "schemas/proto/org.proto",
         "schemas/proto/arrays.proto",
     ];
+    const LIBRARIES: &'static [&'static str] = &["prost"];
 }
 
 /// A native value and its prost form `P`, both ways.

@@ -14,6 +14,7 @@ impl Method for Raw {
     const ID: &'static str = "raw";
     const DEPTHS: &'static [Depth] = &[];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/raw.rs"];
+    const LIBRARIES: &'static [&'static str] = &[];
     const WRITES: bool = false;
 }
 

@@ -47,6 +47,7 @@ impl Method for Rkyv {
     const ID: &'static str = "rkyv";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize, Depth::Access];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/rkyv.rs"];
+    const LIBRARIES: &'static [&'static str] = &["rkyv"];
     const VARIANTS: &'static [&'static str] = &[VALIDATE];
     const ALIGN: usize = ALIGN;
 
