@@ -28,6 +28,7 @@ struct MethodEntry {
   std::span<const std::string_view> variants;
   std::span<const std::string_view> files;
   bool writes;
+  std::size_t alignment;  // of its objects within a page (PROTOCOL.md 4.1)
   std::array<CellOps, kModelCount> cells;
   // What changes its results (e.g. a compression level), for `info`; null when nothing.
   Json (*settings)() = nullptr;

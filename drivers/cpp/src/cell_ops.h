@@ -88,7 +88,8 @@ Json run(std::string_view task, const Request& req, const ReadMode& mode) {
 template <class Meth, class Tasks>
 MethodEntry make_entry() {
   static_assert(Method<Meth>);
-  MethodEntry entry{Meth::id, Meth::depths, Meth::variants, Meth::files, Meth::writes, {}};
+  MethodEntry entry{
+      Meth::id, Meth::depths, Meth::variants, Meth::files, Meth::writes, Meth::alignment, {}};
   if constexpr (requires { Meth::settings(); }) entry.settings = &Meth::settings;
   for_each_type(ModelTypes{}, [&](auto t) {
     using M = typename decltype(t)::type;

@@ -44,12 +44,17 @@ Json info() {
   for (const MethodEntry& m : methods()) {
     Json::Array depths;
     for (Depth d : m.depths) depths.emplace_back(depth_id(d));
-    method_specs.set(std::string(m.id), Json::object({{"depths", std::move(depths)},
-                                                      {"variants", Json::array_of(m.variants)},
-                                                      {"models", model_names},
-                                                      {"files", Json::array_of(m.files)},
-                                                      {"settings", m.settings ? m.settings()
-                                                                              : Json::object()}}));
+    Json spec = Json::object({{"depths", std::move(depths)},
+                              {"variants", Json::array_of(m.variants)},
+                              {"models", model_names},
+                              {"files", Json::array_of(m.files)},
+                              {"settings", m.settings ? m.settings() : Json::object()}});
+    if (!m.writes) {
+      // the raw floor is also the write and the sort floor (tasks/write.h,
+      // tasks/sort_dedup.h): PROTOCOL.md 5 and 5.2.1
+      spec.set("floors", Json::array_of(std::array{"write", "sort_dedup"}));
+    }
+    method_specs.set(std::string(m.id), std::move(spec));
   }
   return Json::object(
       {{"language", "cpp"},

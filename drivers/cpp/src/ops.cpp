@@ -114,7 +114,9 @@ Json run(const Request& req) {
   if (std::find(ours.begin(), ours.end(), task) == ours.end()) {
     throw unsupported("the cpp driver does not run task " + task + " yet");
   }
-  const Cell cell = task == "write" ? writing(req) : reading(req);
+  // raw writes too: the write floor, which copies another method's file (PROTOCOL.md 5)
+  const bool encodes = task == "write" && resolve(req).method->writes;
+  const Cell cell = encodes ? writing(req) : reading(req);
   return cell.ops().run(task, req, cell.mode);
 }
 

@@ -1,12 +1,14 @@
-// The tasks of PROTOCOL.md 5.1-5.4 (read_par, sort_dedup, memory, micro) through the
-// protocol, checked against the Python reference's golden checksums (vectors/) and against
-// generated files whose distinct objects and order are known by construction.
+// The tasks of PROTOCOL.md 5.1-5.4 (read_par, sort_dedup, memory, micro) and the raw
+// method's write and sort floors (5, 5.2.1) through the protocol, checked against the Python
+// reference's golden checksums (vectors/) and against generated files whose distinct objects
+// and order are known by construction.
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -331,12 +333,321 @@ TEST(SortDedup, ImpossibleParamsAreNamed) {
   EXPECT_EQ(kind(answer(run("sort_dedup", "trade", "handcoded", "access",
                             sort_params(dir.path("input"), dir.path("out"), 4096, 4096)))),
             "unsupported");
-  EXPECT_EQ(kind(answer(run("sort_dedup", "trade", "raw", "",
-                            sort_params(dir.path("input"), dir.path("out"), 4096, 4096)))),
-            "unsupported");
   EXPECT_EQ(kind(answer(run("sort_dedup", "trade", "inplace", "materialize",
                             sort_params(dir.path("input"), dir.path("out"), 4096, 4096)))),
             "wrong_file");
+}
+
+// ---- the raw floors: write and sort_dedup with raw ------------------------------------------
+
+// Where the paged file `base` places its objects, and their bytes.
+struct Stored {
+  std::vector<Entry> entries;
+  std::vector<std::string> objects;
+};
+
+Stored stored(const std::string& model, const std::string& base) {
+  IoTimer timer;
+  Bytes page;
+  PageReader reader(base, Expect{model, std::nullopt, std::nullopt}, timer, page);
+  Stored out;
+  for (uint64_t n = 0; n < reader.count(); ++n) {
+    out.entries.push_back(reader.entry(n));
+    const auto bytes = reader.object(n);
+    out.objects.emplace_back(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  }
+  return out;
+}
+
+// The raw read's checksum (read_seq with raw) of every object of the paged file `base`.
+SetChecksum raw_read(const std::string& model, const std::string& base) {
+  IoTimer timer;
+  Bytes page;
+  const uint64_t count =
+      PageReader(base, Expect{model, std::nullopt, std::nullopt}, timer, page).count();
+  const auto reply = answer(run("read_seq", model, "raw", "",
+                                str("input", base) + "," + num("start", 0) + "," +
+                                    num("n", count)));
+  EXPECT_EQ(kind(reply), "ok") << message(reply);
+  return checksum_of(reply);
+}
+
+std::string header_of(const std::string& base) {
+  return read_file(index_path(base)).substr(0, kHeaderBytes);
+}
+
+TEST(WriteFloor, CopiesAnotherMethodsFileByteForByte) {
+  // handcoded and json pack objects back to back, inplace and capnp 8-byte aligned with zero
+  // padding between; at 64-byte pages the golden objects span pages and move to the next one
+  for (const char* method : {"handcoded", "json", "inplace", "capnp"}) {
+    for (const auto model_id : kModelNames) {
+      for (uint32_t page_size : {64u, 4096u}) {
+        const std::string model(model_id);
+        SCOPED_TRACE(std::string(method) + " " + model + " " + std::to_string(page_size));
+        Scratch dir;
+        const std::string source = dir.path("source"), copy = dir.path("copy");
+        encode_golden(model, method, source, page_size);
+        const auto reply = answer(run("write", model, "raw", "",
+                                      str("input", source) + "," + str("output", copy) + "," +
+                                          num("page_size", page_size)));
+        ASSERT_EQ(kind(reply), "ok") << message(reply);
+        // the data byte for byte; the index too (the same entries, model and method; both
+        // written by this driver without a run stamp)
+        const std::string data = read_file(data_path(source));
+        EXPECT_EQ(read_file(data_path(copy)), data);
+        EXPECT_EQ(read_file(index_path(copy)), read_file(index_path(source)));
+        const uint64_t n = expected(model).hashes.size();
+        EXPECT_EQ(checksum_of(reply), raw_read(model, source));
+        EXPECT_EQ(checksum_of(reply).count, n);
+        const auto& counters = reply["result"]["counters"];
+        EXPECT_EQ(counters["objects"].GetUint64(), n);
+        EXPECT_EQ(counters["bytes"].GetUint64(), data.size());
+        EXPECT_EQ(counters["pages"].GetUint64(), (data.size() + page_size - 1) / page_size);
+      }
+    }
+  }
+}
+
+TEST(WriteFloor, TheCopyIsThisDriversWithTheRequestsRunStampAndTheFilesPages) {
+  Scratch dir;
+  const std::string source = dir.path("source"), copy = dir.path("copy");
+  {
+    // another writer's file, whose pages no object starts on stay zero pages
+    IoTimer timer;
+    PageWriter writer(source, 64, timer);
+    const std::string a(40, 'a'), b(100, 'b'), c(10, 'c');
+    auto at = [](uint64_t page, uint32_t offset, const std::string& s) {
+      return std::pair{Entry{page, offset, uint32_t(s.size())},
+                       std::span(reinterpret_cast<const uint8_t*>(s.data()), s.size())};
+    };
+    for (const auto& [entry, bytes] : {at(0, 3, a), at(2, 0, b), at(5, 8, c), at(5, 30, c)}) {
+      writer.place_at(entry, bytes);
+    }
+    writer.finish("part", "handcoded", "java");
+    EXPECT_THROW(
+        {
+          PageWriter out_of_order(dir.path("x"), 64, timer);
+          out_of_order.place_at(at(1, 0, a).first, at(1, 0, a).second);
+          out_of_order.place_at(at(0, 50, c).first, at(0, 50, c).second);
+        },
+        Failure);
+  }
+  const std::string data = read_file(data_path(source));
+  ASSERT_EQ(data.size(), 5 * 64 + 40u);
+  EXPECT_EQ(data.substr(0, 3), std::string(3, '\0'));
+  EXPECT_EQ(data.substr(43, 85), std::string(85, '\0'));  // the rest of page 0 and page 1
+  EXPECT_EQ(data.substr(228, 100), std::string(100, '\0'));  // after b, page 4, before c
+  const std::string stamp = "00112233445566778899aabbccddeeff";
+  const auto reply = answer(run("write", "part", "raw", "",
+                                str("input", source) + "," + str("output", copy) + "," +
+                                    num("page_size", 64) + "," + str("run_stamp", stamp)));
+  ASSERT_EQ(kind(reply), "ok") << message(reply);
+  EXPECT_EQ(read_file(data_path(copy)), data);
+  const std::string from = read_file(index_path(source)), to = read_file(index_path(copy));
+  EXPECT_EQ(to.substr(kHeaderBytes), from.substr(kHeaderBytes));
+  EXPECT_EQ(to.substr(0, 96), from.substr(0, 96));  // magic .. method
+  EXPECT_EQ(to.substr(96, 8), std::string("cpp\0\0\0\0\0", 8));
+  EXPECT_EQ(to.substr(104, 16), std::string("\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb"
+                                            "\xcc\xdd\xee\xff",
+                                            16));
+  EXPECT_EQ(checksum_of(reply), raw_read("part", source));
+  EXPECT_EQ(checksum_of(reply).count, 4u);
+  // the file's page size is the request's, or the request is for another file
+  EXPECT_EQ(kind(answer(run("write", "part", "raw", "",
+                            str("input", source) + "," + str("output", copy) + "," +
+                                num("page_size", 128)))),
+            "wrong_file");
+  EXPECT_EQ(kind(answer(run("write", "org", "raw", "",
+                            str("input", source) + "," + str("output", copy) + "," +
+                                num("page_size", 64)))),
+            "wrong_file");
+}
+
+// What the sort floor does with objects of these lengths (PROTOCOL.md 5.2.1), worked out
+// from the text: the input objects' numbers in the order `sorted` must hold them, the
+// phase-1 runs and the merge passes.
+struct FloorPlan {
+  std::vector<uint64_t> order;
+  uint64_t runs = 0, passes = 0;
+};
+
+FloorPlan floor_plan(const std::vector<Entry>& entries, uint64_t budget, uint64_t fan_in) {
+  std::vector<std::vector<uint64_t>> runs;
+  uint64_t held = 0;
+  for (uint64_t n = 0; n < entries.size(); ++n) {
+    if (runs.empty() || held + entries[n].length > budget) {
+      runs.emplace_back();
+      held = 0;
+    }
+    runs.back().push_back(n);
+    held += entries[n].length;
+  }
+  // the i-th object of every run that has one, for i = 0, 1, ...
+  auto interleave = [](std::span<const std::vector<uint64_t>> group) {
+    std::size_t longest = 0;
+    for (const auto& run : group) longest = std::max(longest, run.size());
+    std::vector<uint64_t> out;
+    for (std::size_t i = 0; i < longest; ++i) {
+      for (const auto& run : group) {
+        if (i < run.size()) out.push_back(run[i]);
+      }
+    }
+    return out;
+  };
+  FloorPlan plan;
+  plan.runs = runs.size();
+  while (runs.size() > fan_in) {
+    std::vector<std::vector<uint64_t>> merged;
+    for (std::size_t i = 0; i < runs.size(); i += fan_in) {
+      const std::size_t k = std::min<std::size_t>(fan_in, runs.size() - i);
+      merged.push_back(interleave(std::span(runs).subspan(i, k)));
+    }
+    runs = std::move(merged);
+    ++plan.passes;
+  }
+  plan.order = interleave(runs);
+  ++plan.passes;
+  return plan;
+}
+
+// Sorts `input` (of `model`) with raw at `budget` and `page_size` and checks `sorted` against
+// the plan worked out from the text: every input object (its bytes, duplicates kept) in
+// the interleaved order, the runs, the passes, the counters and phase times.
+rapidjson::Document sort_floor(const std::string& model, const std::string& input,
+                               const std::string& out, uint64_t budget, uint32_t page_size) {
+  auto reply =
+      answer(run("sort_dedup", model, "raw", "", sort_params(input, out, budget, page_size)));
+  EXPECT_EQ(kind(reply), "ok") << message(reply);
+  if (kind(reply) != "ok") return reply;
+  const Stored source = stored(model, input);
+  const uint64_t n = source.entries.size();
+  const FloorPlan plan =
+      floor_plan(source.entries, budget, std::max<uint64_t>(2, budget / page_size - 1));
+
+  // `sorted` holds exactly the input's objects: as a set by the raw read, and in the order
+  // of the text
+  const SetChecksum want = raw_read(model, input);
+  EXPECT_EQ(want.count, n);
+  EXPECT_EQ(checksum_of(reply), want);
+  EXPECT_EQ(raw_read(model, out + "/sorted"), want);
+  const Stored sorted = stored(model, out + "/sorted");
+  EXPECT_EQ(sorted.objects.size(), plan.order.size());
+  const std::size_t both = std::min(sorted.objects.size(), plan.order.size());
+  std::size_t in_place = 0;
+  while (in_place < both && sorted.objects[in_place] == source.objects[plan.order[in_place]]) {
+    ++in_place;
+  }
+  EXPECT_EQ(in_place, both) << "sorted's object " << in_place << " is not input object "
+                            << plan.order[in_place];
+  // runs deleted; `sorted` a file of the input's method, by this driver, at the request's pages
+  EXPECT_EQ(files_in(out), (std::vector<std::string>{"sorted.index", "sorted.pages"}));
+  const std::string from = header_of(input), to = header_of(out + "/sorted");
+  EXPECT_EQ(to.substr(48, 48), from.substr(48, 48));  // model, method
+  EXPECT_EQ(to.substr(96, 8), std::string("cpp\0\0\0\0\0", 8));
+  uint32_t sorted_page_size;
+  std::memcpy(&sorted_page_size, to.data() + 12, 4);
+  EXPECT_EQ(sorted_page_size, page_size);
+
+  const auto& counters = reply["result"]["counters"];
+  EXPECT_EQ(counters["input_objects"].GetUint64(), n);
+  EXPECT_EQ(counters["output_objects"].GetUint64(), n);
+  EXPECT_EQ(counters["runs"].GetUint64(), plan.runs);
+  EXPECT_EQ(counters["merge_passes"].GetUint64(), plan.passes);
+  EXPECT_EQ(counters["budget_bytes"].GetUint64(), budget);
+  EXPECT_EQ(counters["output_bytes"].GetUint64(), read_file(data_path(out + "/sorted")).size());
+  EXPECT_TRUE(counters.HasMember("peak_rss_bytes") && counters.HasMember("rss_start_bytes"));
+  for (const auto& sample : reply["result"]["samples"].GetArray()) {
+    EXPECT_LE(sample["phase1_ns"].GetUint64() + sample["phase2_ns"].GetUint64(),
+              sample["total_ns"].GetUint64());
+    EXPECT_EQ(sample["runs"].GetUint64(), plan.runs);
+  }
+  return reply;
+}
+
+TEST(SortFloor, RunsInInputOrderAreInterleavedInOnePass) {
+  Scratch dir;
+  // 50 distinct trades 6 times over: the floor drops none of the duplicates
+  write_trades(dir.path("input"), 300, 50, 4096);
+  std::filesystem::create_directory(dir.path("out"));
+  // 8 KiB and 256-byte pages: fan-in 31; about 45 trades a run
+  const auto reply = sort_floor("trade", dir.path("input"), dir.path("out"), 8192, 256);
+  ASSERT_EQ(kind(reply), "ok");
+  const auto& counters = reply["result"]["counters"];
+  EXPECT_GT(counters["runs"].GetUint64(), 1u);
+  EXPECT_EQ(counters["merge_passes"].GetUint64(), 1u);
+}
+
+TEST(SortFloor, TooManyRunsAreMergedInSeveralPasses) {
+  Scratch dir;
+  write_trades(dir.path("input"), 6000, 1000, 4096);
+  std::filesystem::create_directory(dir.path("out"));
+  // 16 KiB and 4 KiB pages: fan-in 3; about 85 trades a run
+  const auto reply = sort_floor("trade", dir.path("input"), dir.path("out"), 16384, 4096);
+  ASSERT_EQ(kind(reply), "ok");
+  const auto& counters = reply["result"]["counters"];
+  EXPECT_GT(counters["runs"].GetUint64(), 9u);
+  EXPECT_GT(counters["merge_passes"].GetUint64(), 2u);
+  EXPECT_GT(counters["run_bytes"].GetUint64(), 2 * counters["output_bytes"].GetUint64());
+}
+
+TEST(SortFloor, AlignedMethodsRunsAndOutputStayFilesOfTheirMethod) {
+  for (const auto model_id : kModelNames) {
+    const std::string model(model_id);
+    SCOPED_TRACE(model);
+    Scratch dir;
+    encode_golden(model, "inplace", dir.path("input"), 4096);
+    std::filesystem::create_directory(dir.path("out"));
+    // 384-byte budget and 128-byte pages: fan-in 2, a golden object or two a run
+    const auto reply = sort_floor(model, dir.path("input"), dir.path("out"), 384, 128);
+    ASSERT_EQ(kind(reply), "ok");
+    // inplace objects stay 8-byte aligned: its validating read takes `sorted`
+    for (const Entry& e : stored(model, dir.path("out") + "/sorted").entries) {
+      EXPECT_EQ(e.offset % 8, 0u);
+    }
+    const Expected golden = expected(model);
+    const auto read = answer(run("read_seq", model, "inplace", "access",
+                                 str("input", dir.path("out") + "/sorted") + "," +
+                                     num("start", 0) + "," + num("n", golden.hashes.size()),
+                                 "validate"));
+    ASSERT_EQ(kind(read), "ok") << message(read);
+    EXPECT_EQ(checksum_of(read), golden.set);
+  }
+}
+
+TEST(SortFloor, ImpossibleParamsAreNamed) {
+  Scratch dir;
+  write_trades(dir.path("input"), 10, 5, 4096);
+  std::filesystem::create_directory(dir.path("out"));
+  auto ask = [&](const std::string& params) {
+    return answer(run("sort_dedup", "trade", "raw", "", params));
+  };
+  const auto zero = ask(sort_params(dir.path("input"), dir.path("out"), 0, 4096));
+  EXPECT_EQ(kind(zero), "bad_request");
+  EXPECT_NE(message(zero).find("params.budget_bytes"), std::string::npos);
+  const auto full = ask(sort_params(dir.path("input"), dir.path(""), 4096, 4096));
+  EXPECT_EQ(kind(full), "bad_request");
+  EXPECT_NE(message(full).find("params.output"), std::string::npos);
+  EXPECT_EQ(kind(answer(run("sort_dedup", "trade", "raw", "materialize",
+                            sort_params(dir.path("input"), dir.path("out"), 4096, 4096)))),
+            "unsupported");
+  EXPECT_EQ(kind(answer(run("sort_dedup", "org", "raw", "",
+                            sort_params(dir.path("input"), dir.path("out"), 4096, 4096)))),
+            "wrong_file");
+}
+
+TEST(Floors, InfoListsTheWriteAndSortFloorsUnderRawOnly) {
+  const auto info = answer(R"({"id":1,"op":"info"})");
+  for (const auto& [name, spec] : info["result"]["methods"].GetObject()) {
+    SCOPED_TRACE(name.GetString());
+    if (std::string(name.GetString()) != "raw") {
+      EXPECT_FALSE(spec.HasMember("floors"));
+      continue;
+    }
+    ASSERT_TRUE(spec.HasMember("floors"));
+    std::vector<std::string> floors;
+    for (const auto& f : spec["floors"].GetArray()) floors.push_back(f.GetString());
+    EXPECT_EQ(floors, (std::vector<std::string>{"write", "sort_dedup"}));
+  }
 }
 
 // ---- memory --------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // `raw`: the floor every read is compared with. It reads the same pages in the same order as
 // the methods do, but folds each object's bytes as checksum words (the byte length, then
 // 8-byte little-endian chunks, as a string is folded) without decoding anything. It reads
-// any method's file and writes none.
+// any method's file and encodes nothing; its `write` and `sort_dedup` copy another method's
+// objects' bytes instead (the write and sort floors: tasks/write.h, tasks/sort_dedup.h).
 
 #include <array>
 #include <span>

@@ -33,12 +33,40 @@ void PageWriter::place(std::size_t used, std::size_t start, std::size_t length) 
     page_.resize(length);
     start = 0;
   }
-  Entry e{page_no_, uint32_t(start), uint32_t(length)};
+  record(Entry{page_no_, uint32_t(start), uint32_t(length)});
+}
+
+void PageWriter::place_at(const Entry& at, std::span<const uint8_t> bytes) {
+  // the first page after those the buffer holds (the current page; none before the first object)
+  const uint64_t next_page = page_no_ + pages_for(page_.size(), page_size_);
+  const bool follows = at.page == page_no_ ? at.offset >= page_.size() : at.page >= next_page;
+  const bool fits = at.length <= page_size_ ? uint64_t(at.offset) + at.length <= page_size_
+                                            : at.offset == 0;
+  if (at.length == 0 || at.length != bytes.size() || !fits || !follows) {
+    throw corrupt("object " + std::to_string(counters_.objects) + ": its place (page " +
+                  std::to_string(at.page) + ", offset " + std::to_string(at.offset) + ", " +
+                  std::to_string(at.length) + " bytes, " + std::to_string(bytes.size()) +
+                  " given) does not follow the object before it");
+  }
+  if (at.page != page_no_) {
+    emit_pages(page_.size());
+    page_.clear();
+    for (; page_no_ < at.page; ++page_no_) {
+      staging_.grow_zeroed(page_size_);
+      if (staging_.size() >= kStagingBytes) flush_staging();
+    }
+  }
+  page_.resize(at.offset);
+  page_.append(bytes.data(), bytes.size());
+  record(at);
+}
+
+void PageWriter::record(const Entry& e) {
   hash_.add(e);
   auto bytes = e.to_bytes();
   entries_.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   ++counters_.objects;
-  counters_.object_bytes += length;
+  counters_.object_bytes += e.length;
 }
 
 // Moves the first `used` bytes of the page buffer, zero-padded to whole pages, to staging.

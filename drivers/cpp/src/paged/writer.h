@@ -3,9 +3,11 @@
 // page's buffer, at an offset aligned as its method needs. The one object per page that
 // runs past the page end is moved to the start of the next page (a memmove: in-place
 // objects use self-relative offsets, so the move keeps them valid). Finished pages go out
-// through a staging buffer in large timed writes; the index is written last.
+// through a staging buffer in large timed writes; the index is written last. A copy of a
+// file (the write floor) places each object where the file has it instead (place_at).
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -39,6 +41,11 @@ class PageWriter {
     place(used, start, page_.size() - start);
   }
 
+  // Appends `bytes` at the place `at` another file gives them (a copy of its layout, as the
+  // write floor makes): after the object before it, on its page or a later one, the bytes
+  // between zero (whole zero pages for pages no object starts on).
+  void place_at(const Entry& at, std::span<const uint8_t> bytes);
+
   // Writes the last page unpadded, fsyncs the data file, then writes and fsyncs the index,
   // stamped with the run that wrote it (all zero: none; only validating reads open it).
   WriteCounters finish(std::string_view model, std::string_view method, std::string_view writer,
@@ -46,6 +53,7 @@ class PageWriter {
 
  private:
   void place(std::size_t used, std::size_t start, std::size_t length);
+  void record(const Entry& e);
   void emit_pages(std::size_t used);
   void flush_staging();
 

@@ -13,12 +13,19 @@
 // read a page at a time through its own page buffer. An object equal to the last one written
 // is dropped. Passes of F-way merges into new runs repeat until at most F runs remain; the
 // final merge writes `<output>/sorted`. Merged runs are deleted.
+//
+// With `raw`, the sort floor (PROTOCOL.md 5.2.1): the same phases at the same budget moving
+// bytes only. Phase 1 copies the input's objects' bytes into one buffer until the bytes held
+// would pass the budget and writes each chunk as it came as a run; phase 2 takes the objects
+// of F runs in turn, one from each run that has any left, in the same passes. The runs and
+// `sorted` are files of the input's method (packed at its alignment), written by this driver.
 
 #include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <queue>
 
+#include "cell.h"
 #include "memstat/heap.h"
 #include "memstat/rss.h"
 #include "model/order.h"
@@ -35,6 +42,12 @@ namespace serbench {
 
 namespace sort_detail {
 
+void remove_paged(const std::string& base, IoTimer& timer);
+// Returns the pages of freed heap blocks to the kernel (malloc_trim), so the RSS a finished
+// chunk or merge leaves behind does not add to the next one's: glibc keeps freed memory
+// resident, and the writers' large buffers would otherwise fragment the heap upwards.
+void give_back_free_memory();
+
 // Where a sort works and how much it may hold.
 struct Plan {
   std::string dir;
@@ -44,6 +57,105 @@ struct Plan {
   RunStamp run_stamp;  // the request's, in every run's and the output's index
   std::string base(const std::string& name) const { return dir + "/" + name; }
 };
+
+// The plan of a sort request: `page_size` and `budget_bytes` required, `output` an existing,
+// empty directory.
+Plan plan_of(const Params& params, const RunStamp& run_stamp);
+
+// What one repetition produced. Every repetition must produce the same output; the runs
+// may differ, as the allocator's block sizes for the same objects depend on its state.
+struct Outcome {
+  uint64_t input_objects = 0, output_objects = 0, sequence = 0;
+  uint64_t runs = 0, merge_passes = 0, run_bytes = 0, output_bytes = 0;
+  bool operator==(const Outcome& o) const {
+    return input_objects == o.input_objects && output_objects == o.output_objects &&
+           sequence == o.sequence && output_bytes == o.output_bytes;
+  }
+};
+
+// The repetitions of a sort: `phase1(timer, out)` makes the runs and returns their bases,
+// `phase2(runs, timer, out)` merges them into `sorted`; each phase timed on its own.
+template <class Phase1, class Phase2>
+std::pair<Json, Outcome> repeat(Repetitions& reps, const std::string& input, Phase1&& phase1,
+                                Phase2&& phase2) {
+  return reps.run(&input, [&](Sample& sample) {
+    Outcome out;
+    const uint64_t begin = now_ns();
+    std::vector<std::string> runs = phase1(sample.io, out);
+    const uint64_t middle = now_ns();
+    give_back_free_memory();  // what phase 1 held is gone
+    phase2(std::move(runs), sample.io, out);
+    sample.set("phase1_ns", middle - begin);
+    sample.set("phase2_ns", now_ns() - middle);
+    sample.set("runs", out.runs);
+    return out;
+  });
+}
+
+// Phase 2's passes: while more than F runs are left, merges them F at a time into new runs
+// (`run-<k>`, k counting on from the phase-1 runs; a lone last run waits for the next pass as
+// it is), then what is left into `sorted`. `merge(group, base, last)` writes the group's
+// objects as the paged file `base`, deletes the group's runs and returns what it wrote.
+template <class Merge>
+void merge_passes(std::vector<std::string> runs, const Plan& plan, Outcome& out, Merge&& merge) {
+  uint64_t next_run = runs.size();
+  while (runs.size() > plan.fan_in) {
+    std::vector<std::string> merged;
+    for (std::size_t i = 0; i < runs.size(); i += plan.fan_in) {
+      const std::span<const std::string> group =
+          std::span(runs).subspan(i, std::min<std::size_t>(plan.fan_in, runs.size() - i));
+      if (group.size() == 1) {
+        merged.push_back(group.front());
+        continue;
+      }
+      merged.push_back(plan.base("run-" + std::to_string(next_run++)));
+      out.run_bytes += merge(group, merged.back(), false).bytes;
+    }
+    runs = std::move(merged);
+    ++out.merge_passes;
+  }
+  const WriteCounters counters =
+      merge(std::span<const std::string>(runs), plan.base("sorted"), true);
+  ++out.merge_passes;
+  out.output_objects = counters.objects;
+  out.output_bytes = counters.bytes;
+}
+
+// A sort's result (PROTOCOL.md 5.2); peak RSS read now.
+Json sort_result(Json samples, const Outcome& outcome, const Plan& plan, uint64_t rss_start,
+                 Json checksum, std::string_view eviction);
+
+// One run being read a page at a time through its own page buffer.
+struct RunPages {
+  Bytes page;
+  PageReader reader;
+  uint64_t next = 0;  // the next object to take
+
+  RunPages(const std::string& base, const Expect& expect, IoTimer& timer)
+      : reader(base, expect, timer, page) {}
+  bool done() const { return next == reader.count(); }
+};
+
+// The method of the file the sort floor copies: the runs and `sorted` are files of it,
+// packed as its writers pack them.
+struct CopiedMethod {
+  std::string id;
+  std::size_t alignment;
+};
+// The method the paged file `input` names (read untimed).
+std::string method_of(const std::string& input, std::string_view model);
+
+// The floor's phase 1: the input's objects' bytes copied into one buffer until the bytes held
+// would pass the budget (a chunk holds at least one object), each chunk written in input order
+// as the run `run-<k>`; their bases.
+std::vector<std::string> copy_runs(const std::string& input, std::string_view model,
+                                   const CopiedMethod& copied, const Plan& plan, Bytes& page,
+                                   IoTimer& timer, Outcome& out);
+// The floor's merge of `group` into `base`: their objects taken in turn, one from each run
+// that has any left; the merged runs are deleted.
+WriteCounters interleave(std::span<const std::string> group, const std::string& base,
+                         std::string_view model, const CopiedMethod& copied, const Plan& plan,
+                         IoTimer& timer);
 
 // Writes objects given in total order as a paged file, dropping each one equal to the last
 // written; folds the sequence checksum of what it wrote when asked.
@@ -79,19 +191,15 @@ class DistinctWriter {
 
 // One run being merged: its reader, own page buffer and decoded head object.
 template <class M>
-struct RunCursor {
-  Bytes page;
-  PageReader reader;
-  uint64_t next = 0;
+struct RunCursor : RunPages {
   M head;
 
-  RunCursor(const std::string& base, const Expect& expect, IoTimer& timer)
-      : reader(base, expect, timer, page) {}
+  using RunPages::RunPages;
 
   // Decodes the run's next object into head; false at the end of the run.
   template <class Meth>
   bool advance(Meth& method) {
-    if (next == reader.count()) return false;
+    if (done()) return false;
     try {
       head = method.template decode<M>(reader.object(next));
     } catch (const DecodeError& e) {
@@ -102,14 +210,6 @@ struct RunCursor {
   }
 };
 
-void remove_paged(const std::string& base, IoTimer& timer);
-// Returns the pages of freed heap blocks to the kernel (malloc_trim), so the RSS a finished
-// chunk or merge leaves behind does not add to the next one's: glibc keeps freed memory
-// resident, and the writers' large buffers would otherwise fragment the heap upwards.
-void give_back_free_memory();
-// Checks params.output: an existing, empty directory.
-std::string empty_directory(const Params& params);
-
 }  // namespace sort_detail
 
 struct SortDedup {
@@ -118,23 +218,14 @@ struct SortDedup {
   template <class M, class Meth>
   static Json run(Meth& method, const TaskRequest& request) {
     if constexpr (!Meth::writes) {
-      throw unsupported(std::string(Meth::id) + " writes no files, so it cannot sort");
+      return floor<M>(method, request);
     } else {
       return sort<M>(method, request);
     }
   }
 
  private:
-  // What one repetition produced. Every repetition must produce the same output; the runs
-  // may differ, as the allocator's block sizes for the same objects depend on its state.
-  struct Outcome {
-    uint64_t input_objects = 0, output_objects = 0, sequence = 0;
-    uint64_t runs = 0, merge_passes = 0, run_bytes = 0, output_bytes = 0;
-    bool operator==(const Outcome& o) const {
-      return input_objects == o.input_objects && output_objects == o.output_objects &&
-             sequence == o.sequence && output_bytes == o.output_bytes;
-    }
-  };
+  using Outcome = sort_detail::Outcome;
 
   template <class M, class Meth>
   static Json sort(Meth& method, const TaskRequest& request) {
@@ -144,44 +235,75 @@ struct SortDedup {
     const Params& params = request.params;
     Repetitions reps(params);
     const std::string input = params.path("input");
-    const auto page_size = params.page_size();
-    if (!page_size) throw bad_request("params.page_size is required");
-    const uint64_t budget = params.u64("budget_bytes");
-    if (budget == 0) throw bad_request("params.budget_bytes must be at least 1");
-    const uint64_t pages_in_budget = budget / *page_size;
-    const sort_detail::Plan plan{sort_detail::empty_directory(params), budget, *page_size,
-                                 std::max<uint64_t>(2, pages_in_budget > 1 ? pages_in_budget - 1 : 0),
-                                 request.mode.run_stamp};
+    const sort_detail::Plan plan = sort_detail::plan_of(params, request.mode.run_stamp);
     Bytes page;
     const uint64_t rss_start = start_rss_window();
-    auto [samples, outcome] = reps.run(&input, [&](Sample& sample) {
-      Outcome out;
-      const uint64_t begin = now_ns();
-      std::vector<std::string> runs = phase1<M>(method, input, plan, page, sample.io, out);
-      const uint64_t middle = now_ns();
-      sort_detail::give_back_free_memory();  // the chunk's objects and slots are gone
-      phase2<M>(method, std::move(runs), plan, sample.io, out);
-      sample.set("phase1_ns", middle - begin);
-      sample.set("phase2_ns", now_ns() - middle);
-      sample.set("runs", out.runs);
-      return out;
-    });
+    auto [samples, outcome] = sort_detail::repeat(
+        reps, input,
+        [&](IoTimer& timer, Outcome& out) {
+          return phase1<M>(method, input, plan, page, timer, out);
+        },
+        [&](std::vector<std::string> runs, IoTimer& timer, Outcome& out) {
+          sort_detail::merge_passes(std::move(runs), plan, out,
+                                    [&](std::span<const std::string> group,
+                                        const std::string& base, bool last) {
+                                      const auto [counters, sequence] =
+                                          merge<M>(method, group, base, plan, last, timer);
+                                      if (last) out.sequence = sequence;
+                                      return counters;
+                                    });
+        });
     verify<M>(method, request.mode, plan, outcome);
-    const uint64_t peak = peak_rss_bytes();
-    return Json::object(
-        {{"samples", std::move(samples)},
-         {"counters", Json::object({{"input_objects", outcome.input_objects},
-                                    {"output_objects", outcome.output_objects},
-                                    {"runs", outcome.runs},
-                                    {"merge_passes", outcome.merge_passes},
-                                    {"budget_bytes", budget},
-                                    {"peak_rss_bytes", peak},
-                                    {"rss_start_bytes", rss_start},
-                                    {"run_bytes", outcome.run_bytes},
-                                    {"output_bytes", outcome.output_bytes}})},
-         {"checksum", Json::object({{"count", outcome.output_objects},
-                                    {"sum", hex64(outcome.sequence)}})},
-         {"eviction", reps.eviction()}});
+    return sort_detail::sort_result(std::move(samples), outcome, plan, rss_start,
+                                    Json::object({{"count", outcome.output_objects},
+                                                  {"sum", hex64(outcome.sequence)}}),
+                                    reps.eviction());
+  }
+
+  // The sort floor (PROTOCOL.md 5.2.1): nothing decoded, ordered, compared or dropped. Its
+  // checksum is the set checksum of the input's objects' bytes folded as the raw read folds
+  // them (the method is raw), computed before timing; `sorted`, read back after, must hold
+  // exactly those objects.
+  template <class M, class Meth>
+  static Json floor(Meth& method, const TaskRequest& request) {
+    const Params& params = request.params;
+    Repetitions reps(params);
+    const std::string input = params.path("input");
+    const sort_detail::Plan plan = sort_detail::plan_of(params, request.mode.run_stamp);
+    const std::string_view model = model_name<M>();
+    const std::string copied_id = sort_detail::method_of(input, model);
+    // the alignment of this driver's method of that id; 8 (the most PROTOCOL.md 4.1 lets an
+    // object need) for a method it does not know
+    const MethodEntry* known = find_method(copied_id);
+    const sort_detail::CopiedMethod copied{copied_id, known ? known->alignment : 8};
+    Bytes page;
+    auto raw_checksum = [&](const std::string& base, std::optional<uint32_t> page_size) {
+      IoTimer untimed;
+      return read_objects<M>(method, request.mode, base, Selection{}, page_size, untimed, page)
+          .checksum;
+    };
+    const SetChecksum checksum = raw_checksum(input, std::nullopt);
+    const uint64_t rss_start = start_rss_window();
+    auto [samples, outcome] = sort_detail::repeat(
+        reps, input,
+        [&](IoTimer& timer, Outcome& out) {
+          return sort_detail::copy_runs(input, model, copied, plan, page, timer, out);
+        },
+        [&](std::vector<std::string> runs, IoTimer& timer, Outcome& out) {
+          sort_detail::merge_passes(std::move(runs), plan, out,
+                                    [&](std::span<const std::string> group,
+                                        const std::string& base, bool) {
+                                      return sort_detail::interleave(group, base, model, copied,
+                                                                     plan, timer);
+                                    });
+        });
+    if (raw_checksum(plan.base("sorted"), plan.page_size) != checksum) {
+      throw Failure(Kind::checksum_mismatch, plan.base("sorted") +
+                                                 ": reading the output back gives other objects "
+                                                 "than the input's");
+    }
+    return sort_detail::sort_result(std::move(samples), outcome, plan, rss_start,
+                                    checksum_json(checksum), reps.eviction());
   }
 
   // Budget-sized chunks of the input, sorted and deduplicated, as run files; their bases.
@@ -233,33 +355,6 @@ struct SortDedup {
     sort_detail::DistinctWriter<M, Meth> writer(method, base, plan, hash, timer);
     for (M& object : sorted) writer.push(object);
     return writer.finish();
-  }
-
-  // Merges the runs F at a time until at most F remain, then into `sorted`.
-  template <class M, class Meth>
-  static void phase2(Meth& method, std::vector<std::string> runs, const sort_detail::Plan& plan,
-                     IoTimer& timer, Outcome& out) {
-    uint64_t next_run = runs.size();
-    while (runs.size() > plan.fan_in) {
-      std::vector<std::string> merged;
-      for (std::size_t i = 0; i < runs.size(); i += plan.fan_in) {
-        const std::span<const std::string> group =
-            std::span(runs).subspan(i, std::min<std::size_t>(plan.fan_in, runs.size() - i));
-        if (group.size() == 1) {  // a lone last run waits for the next pass as it is
-          merged.push_back(group.front());
-          continue;
-        }
-        merged.push_back(plan.base("run-" + std::to_string(next_run++)));
-        out.run_bytes += merge<M>(method, group, merged.back(), plan, false, timer).first.bytes;
-      }
-      runs = std::move(merged);
-      ++out.merge_passes;
-    }
-    const auto [counters, sequence] = merge<M>(method, runs, plan.base("sorted"), plan, true, timer);
-    ++out.merge_passes;
-    out.output_objects = counters.objects;
-    out.output_bytes = counters.bytes;
-    out.sequence = sequence;
   }
 
   // One merge of `group` into `base`; the merged runs are deleted.
