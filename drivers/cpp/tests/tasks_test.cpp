@@ -614,6 +614,35 @@ TEST(SortFloor, AlignedMethodsRunsAndOutputStayFilesOfTheirMethod) {
   }
 }
 
+TEST(SortFloor, AMethodThisDriverLacksIsPackedBackToBack) {
+  Scratch dir;
+  {
+    // a file of a method only another driver has, its objects of every length 1 .. 40
+    IoTimer timer;
+    PageWriter writer(dir.path("input"), 4096, timer);
+    for (std::size_t length = 1; length <= 40; ++length) {
+      writer.push(8, [&](Bytes& out) {
+        for (std::size_t i = 0; i < length; ++i) out.push(uint8_t('a' + length % 26));
+      });
+    }
+    writer.finish("part", "rkyv", "rust");
+  }
+  std::filesystem::create_directory(dir.path("out"));
+  // 256-byte budget and 64-byte pages: fan-in 3
+  const auto reply = sort_floor("part", dir.path("input"), dir.path("out"), 256, 64);
+  ASSERT_EQ(kind(reply), "ok");
+  EXPECT_GT(reply["result"]["counters"]["merge_passes"].GetUint64(), 1u);
+  const Stored sorted = stored("part", dir.path("out") + "/sorted");
+  uint64_t packed = 0;
+  for (std::size_t k = 1; k < sorted.entries.size(); ++k) {
+    const Entry &a = sorted.entries[k - 1], &b = sorted.entries[k];
+    if (a.page != b.page) continue;
+    EXPECT_EQ(b.offset, a.offset + a.length) << "object " << k;
+    ++packed;
+  }
+  EXPECT_GT(packed, 5u);
+}
+
 TEST(SortFloor, ImpossibleParamsAreNamed) {
   Scratch dir;
   write_trades(dir.path("input"), 10, 5, 4096);

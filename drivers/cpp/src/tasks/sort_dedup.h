@@ -64,12 +64,14 @@ Plan plan_of(const Params& params, const RunStamp& run_stamp);
 
 // What one repetition produced. Every repetition must produce the same output; the runs
 // may differ, as the allocator's block sizes for the same objects depend on its state.
+// `sum` is the output's checksum: its sequence checksum (the sort), the sum of its objects'
+// raw hashes (the floor).
 struct Outcome {
-  uint64_t input_objects = 0, output_objects = 0, sequence = 0;
+  uint64_t input_objects = 0, output_objects = 0, sum = 0;
   uint64_t runs = 0, merge_passes = 0, run_bytes = 0, output_bytes = 0;
   bool operator==(const Outcome& o) const {
     return input_objects == o.input_objects && output_objects == o.output_objects &&
-           sequence == o.sequence && output_bytes == o.output_bytes;
+           sum == o.sum && output_bytes == o.output_bytes;
   }
 };
 
@@ -152,10 +154,12 @@ std::vector<std::string> copy_runs(const std::string& input, std::string_view mo
                                    const CopiedMethod& copied, const Plan& plan, Bytes& page,
                                    IoTimer& timer, Outcome& out);
 // The floor's merge of `group` into `base`: their objects taken in turn, one from each run
-// that has any left; the merged runs are deleted.
-WriteCounters interleave(std::span<const std::string> group, const std::string& base,
-                         std::string_view model, const CopiedMethod& copied, const Plan& plan,
-                         IoTimer& timer);
+// that has any left, each folded as the raw read folds it (timed, as the sort's merges fold
+// what they merge); the merged runs are deleted. What it wrote and the sum of their hashes.
+std::pair<WriteCounters, uint64_t> interleave(std::span<const std::string> group,
+                                              const std::string& base, std::string_view model,
+                                              const CopiedMethod& copied, const Plan& plan,
+                                              IoTimer& timer);
 
 // Writes objects given in total order as a paged file, dropping each one equal to the last
 // written; folds the sequence checksum of what it wrote when asked.
@@ -249,21 +253,21 @@ struct SortDedup {
                                         const std::string& base, bool last) {
                                       const auto [counters, sequence] =
                                           merge<M>(method, group, base, plan, last, timer);
-                                      if (last) out.sequence = sequence;
+                                      if (last) out.sum = sequence;
                                       return counters;
                                     });
         });
     verify<M>(method, request.mode, plan, outcome);
     return sort_detail::sort_result(std::move(samples), outcome, plan, rss_start,
                                     Json::object({{"count", outcome.output_objects},
-                                                  {"sum", hex64(outcome.sequence)}}),
+                                                  {"sum", hex64(outcome.sum)}}),
                                     reps.eviction());
   }
 
-  // The sort floor (PROTOCOL.md 5.2.1): nothing decoded, ordered, compared or dropped. Its
-  // checksum is the set checksum of the input's objects' bytes folded as the raw read folds
-  // them (the method is raw), computed before timing; `sorted`, read back after, must hold
-  // exactly those objects.
+  // The sort floor (PROTOCOL.md 5.2.1): nothing decoded, ordered, compared or dropped. Every
+  // merge folds the objects it writes as the raw read does (the method is raw); the final
+  // merge's set checksum is the result. `sorted` is read back after (untimed) and must give
+  // it, and hold every input object.
   template <class M, class Meth>
   static Json floor(Meth& method, const TaskRequest& request) {
     const Params& params = request.params;
@@ -272,17 +276,10 @@ struct SortDedup {
     const sort_detail::Plan plan = sort_detail::plan_of(params, request.mode.run_stamp);
     const std::string_view model = model_name<M>();
     const std::string copied_id = sort_detail::method_of(input, model);
-    // the alignment of this driver's method of that id; 8 (the most PROTOCOL.md 4.1 lets an
-    // object need) for a method it does not know
+    // the alignment this driver's method of that id needs; 1 for one it does not have
     const MethodEntry* known = find_method(copied_id);
-    const sort_detail::CopiedMethod copied{copied_id, known ? known->alignment : 8};
+    const sort_detail::CopiedMethod copied{copied_id, known ? known->alignment : 1};
     Bytes page;
-    auto raw_checksum = [&](const std::string& base, std::optional<uint32_t> page_size) {
-      IoTimer untimed;
-      return read_objects<M>(method, request.mode, base, Selection{}, page_size, untimed, page)
-          .checksum;
-    };
-    const SetChecksum checksum = raw_checksum(input, std::nullopt);
     const uint64_t rss_start = start_rss_window();
     auto [samples, outcome] = sort_detail::repeat(
         reps, input,
@@ -292,15 +289,25 @@ struct SortDedup {
         [&](std::vector<std::string> runs, IoTimer& timer, Outcome& out) {
           sort_detail::merge_passes(std::move(runs), plan, out,
                                     [&](std::span<const std::string> group,
-                                        const std::string& base, bool) {
-                                      return sort_detail::interleave(group, base, model, copied,
-                                                                     plan, timer);
+                                        const std::string& base, bool last) {
+                                      const auto [counters, sum] = sort_detail::interleave(
+                                          group, base, model, copied, plan, timer);
+                                      if (last) out.sum = sum;
+                                      return counters;
                                     });
         });
-    if (raw_checksum(plan.base("sorted"), plan.page_size) != checksum) {
-      throw Failure(Kind::checksum_mismatch, plan.base("sorted") +
-                                                 ": reading the output back gives other objects "
-                                                 "than the input's");
+    const SetChecksum checksum{outcome.output_objects, outcome.sum};
+    IoTimer untimed;
+    const SetChecksum held = read_objects<M>(method, request.mode, plan.base("sorted"),
+                                             Selection{}, plan.page_size, untimed, page)
+                                 .checksum;
+    if (held != checksum || outcome.output_objects != outcome.input_objects) {
+      throw Failure(Kind::checksum_mismatch,
+                    plan.base("sorted") + ": " + std::to_string(held.count) +
+                        " objects read back (" + std::to_string(outcome.output_objects) +
+                        " written) of " + std::to_string(outcome.input_objects) +
+                        " input objects" +
+                        (held.sum != checksum.sum ? ", other bytes than written" : ""));
     }
     return sort_detail::sort_result(std::move(samples), outcome, plan, rss_start,
                                     checksum_json(checksum), reps.eviction());
@@ -409,7 +416,7 @@ struct SortDedup {
       }
       sequence.word(h.finish());
     }
-    if (reader.count() != out.output_objects || sequence.finish() != out.sequence) {
+    if (reader.count() != out.output_objects || sequence.finish() != out.sum) {
       throw Failure(Kind::checksum_mismatch,
                     base + ": reading the output back gives another sequence checksum than "
                            "the objects written");

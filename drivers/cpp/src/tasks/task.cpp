@@ -186,9 +186,10 @@ std::vector<std::string> copy_runs(const std::string& input, std::string_view mo
   return runs;
 }
 
-WriteCounters interleave(std::span<const std::string> group, const std::string& base,
-                         std::string_view model, const CopiedMethod& copied, const Plan& plan,
-                         IoTimer& timer) {
+std::pair<WriteCounters, uint64_t> interleave(std::span<const std::string> group,
+                                              const std::string& base, std::string_view model,
+                                              const CopiedMethod& copied, const Plan& plan,
+                                              IoTimer& timer) {
   const Expect expect{model, copied.id, plan.page_size};
   std::vector<std::unique_ptr<RunPages>> runs;
   for (const std::string& run : group) {
@@ -199,10 +200,14 @@ WriteCounters interleave(std::span<const std::string> group, const std::string& 
     if (!run->done()) left.push_back(run.get());
   }
   PageWriter writer(base, plan.page_size, timer);
+  uint64_t sum = 0;
   while (!left.empty()) {
     for (RunPages* run : left) {
       const std::span<const uint8_t> object = run->reader.object(run->next++);
       writer.push(copied.alignment, [&](Bytes& to) { to.append(object.data(), object.size()); });
+      Hasher h;  // as the raw read folds an object (methods/raw.h)
+      h.bytes(object.data(), object.size());
+      sum += h.finish();
     }
     std::erase_if(left, [](const RunPages* run) { return run->done(); });
   }
@@ -210,7 +215,7 @@ WriteCounters interleave(std::span<const std::string> group, const std::string& 
   runs.clear();
   give_back_free_memory();
   for (const std::string& run : group) remove_paged(run, timer);
-  return counters;
+  return {counters, sum};
 }
 
 }  // namespace sort_detail
