@@ -120,6 +120,24 @@ TEST(Protocol, InfoListsTheCapabilityMatrix) {
   EXPECT_EQ(result["methods"]["raw"]["depths"].Size(), 0u);
 }
 
+TEST(Protocol, InfoNamesEveryMethodsLibrariesWithTheLinkedVersions) {
+  const auto info = answer(request("info", ""));
+  const auto& result = info["result"];
+  for (const auto& method : result["methods"].GetObject()) {
+    const auto& libraries = method.value["libraries"];
+    ASSERT_TRUE(libraries.IsObject()) << method.name.GetString() << " names no libraries";
+    for (const auto& library : libraries.GetObject()) {
+      ASSERT_TRUE(result["libraries"].HasMember(library.name.GetString()))
+          << method.name.GetString() << ": " << library.name.GetString();
+      const auto& linked = result["libraries"][library.name.GetString()];
+      EXPECT_STREQ(library.value.GetString(), linked.GetString()) << method.name.GetString();
+    }
+  }
+  const auto& json_gzip = result["methods"]["json_gzip"]["libraries"];
+  EXPECT_TRUE(json_gzip.HasMember("rapidjson") && json_gzip.HasMember("zlib"));
+  EXPECT_EQ(result["methods"]["handcoded"]["libraries"].MemberCount(), 0u);
+}
+
 TEST(Protocol, WriteThenReadThroughRun) {
   Scratch dir;
   const std::string input = vectors_file("org");
