@@ -54,5 +54,10 @@ def in_rounds(runner, driver, cell, params: dict, expected: dict,
 
 def every_object(runner, base: Path) -> dict:
     """The floor's checksum of every object of a file: each one's bytes, as the raw read
-    folds them."""
-    return runner.floor_checksum(base, range(len(extents(Path(f"{base}.index"))[1])))
+    folds them (cached per file state by the runner)."""
+    return runner.floor_checksum(base, all_positions(base))
+
+
+def all_positions(base: Path) -> range:
+    """Every object of the paged file `base`, in write order."""
+    return range(len(extents(Path(f"{base}.index"))[1]))

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from ..datasets.manifest import data_path, load_manifest
 from ..order import sorted_distinct_checksum
-from ..paged import PagedError, extents, raw_checksum
+from ..paged import PagedError, raw_checksum
 from ..plan import RAW
 from ..results import CellResult
-from .floors import every_object
+from .floors import all_positions, every_object
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -57,7 +57,7 @@ def floor(runner, driver, cell, params: dict, source: Path, output: Path) -> Cel
     if result.status != "ok":
         return result
     try:
-        held = raw_checksum(output / "sorted", range(len(extents(output / "sorted.index")[1])))
+        held = raw_checksum(output / "sorted", all_positions(output / "sorted"))
         problem = mismatch(f"{output / 'sorted'} (the floor's output)", held, expected)
     except (PagedError, OSError) as exc:
         problem = f"the floor's output: {exc}"
