@@ -10,7 +10,7 @@ import pytest
 
 from serbench.plan import Cell
 from serbench.transfer import export_runs, import_runs
-from serbench.results import (SAMPLE_ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
+from serbench.results import (ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
                               ResultsError)
 
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"},
@@ -191,7 +191,7 @@ def test_cells_and_samples_and_the_view(results):
 
 def test_samples_beyond_one_insert_are_all_stored_in_order(results):
     run_id = begin(results)
-    many = samples(reps=2 * SAMPLE_ROWS_PER_INSERT + 3, warmups=0)
+    many = samples(reps=2 * ROWS_PER_INSERT + 3, warmups=0)
     results.add_cell(run_id, cell(1), ok(samples=many))
     stored = results.con.execute("SELECT rep, total_ns FROM samples ORDER BY rep").fetchall()
     assert stored == [(s["rep"], s["total_ns"]) for s in many]
@@ -206,12 +206,41 @@ def test_only_ok_cells_keep_samples():
 
 def test_a_cell_is_stored_whole_or_not_at_all(results):
     run_id = begin(results)
+    results.add_cell(run_id, cell(1), ok())
     duplicated = samples() + samples()[:1]  # the same (warmup, rep) twice: the insert fails
+    results.add_cell(run_id, cell(2), ok(samples=duplicated))
+    results.add_cell(run_id, cell(3), ok())
     with pytest.raises(duckdb.ConstraintException):
-        results.add_cell(run_id, cell(1), ok(samples=duplicated))
-    assert results.cells(run_id) == [] and results.samples(run_id) == []
-    results.add_cell(run_id, cell(1), ok())  # the connection is still usable
-    assert len(results.samples(run_id)) == 3
+        results.flush()
+    # the bad cell is stored not at all, the good ones of its batch whole
+    assert [c["cell_id"] for c in results.cells(run_id)] == [1, 3]
+    assert len(results.samples(run_id)) == 6
+    results.add_cell(run_id, cell(2), ok())  # the connection is still usable
+    assert len(results.samples(run_id)) == 9
+
+
+def test_cells_are_written_in_batches_and_every_query_sees_them(results, monkeypatch):
+    run_id = begin(results)
+    monkeypatch.setattr("serbench.results.FLUSH_AFTER_CELLS", 3)
+    written = lambda: results._con.execute("SELECT count(*) FROM cells").fetchone()[0]
+    results.add_cell(run_id, cell(1), ok())
+    results.add_cell(run_id, cell(2), ok())
+    assert written() == 0  # pending: one transaction for the batch
+    results.add_cell(run_id, cell(3), ok())
+    assert written() == 3
+    results.add_cell(run_id, cell(4), ok())
+    assert len(results.cells(run_id)) == 4  # a query writes what is pending first
+    monkeypatch.setattr("serbench.results.FLUSH_AFTER_S", 0.0)
+    results.add_cell(run_id, cell(5), ok())
+    assert written() == 5  # and a batch waits no longer than FLUSH_AFTER_S
+
+
+def test_closing_writes_what_is_pending(tmp_path):
+    with Results(tmp_path / "r.duckdb") as results:
+        run_id = begin(results)
+        results.add_cell(run_id, cell(1), ok())
+    with Results(tmp_path / "r.duckdb", read_only=True) as results:
+        assert len(results.cells(run_id)) == 1
 
 
 @pytest.mark.parametrize("status", ["running", "interrupted", "failed"])

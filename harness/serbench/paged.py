@@ -8,6 +8,7 @@ the selection with repeats counted.
 """
 from __future__ import annotations
 
+import hashlib
 import struct
 from pathlib import Path
 from typing import Iterable
@@ -33,6 +34,12 @@ def extents(index: Path) -> tuple[int, list[tuple[int, int, int]]]:
     if magic != MAGIC or len(raw) != HEADER_BYTES + ENTRY.size * count:
         raise PagedError(f"{index}: not a serbench index of {count} entries")
     return page_size, list(ENTRY.iter_unpack(raw[HEADER_BYTES:]))
+
+
+def file_digest(path: Path) -> bytes:
+    """A digest of the file's content (files with equal digests hold the same bytes)."""
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "blake2b").digest()
 
 
 def raw_checksum(base: Path, chosen: Iterable[int]) -> dict:

@@ -16,8 +16,9 @@ in place on open; 1 lacked `cells.setting` and is refused):
 - view `sample_rows`: samples with their cell and run joined in; a cell without samples
   appears once with NULL sample columns.
 
-Atomicity: a run is inserted `running`, each cell with its samples is one transaction, and the
-run becomes `complete` only at the end. A harness killed mid-run leaves `running`; the run
+Atomicity: a run is inserted `running`, cells with their samples are written whole, a few at a
+time in one transaction (at most FLUSH_AFTER_S apart, and before any query through `con`), and
+the run becomes `complete` only at the end. A harness killed mid-run leaves `running`; the run
 records its harness process (`params.harness`), and the next serbench command that finds that
 process gone marks the run `interrupted` and removes its leftover files (`reap_orphans`).
 Only `ok` cells have samples, and a cell is `ok` only when its checksum and count matched
@@ -46,7 +47,9 @@ RUN_STATUSES = ("running", "complete", "failed", "interrupted")
 CELL_STATUSES = ("ok", "invalid", "failed", "unsupported")
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SAMPLE_KEYS = ("rep", "warmup", "total_ns", "cpu_ns", "io_ns")
-SAMPLE_ROWS_PER_INSERT = 1000
+ROWS_PER_INSERT = 1000
+FLUSH_AFTER_CELLS = 200
+FLUSH_AFTER_S = 5.0
 
 SAMPLE_ROWS_VIEW = """
 CREATE OR REPLACE VIEW sample_rows AS
@@ -181,11 +184,20 @@ class Results:
             raise ResultsError(f"{self.path}: no results yet; run `serbench run` first")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.con = duckdb.connect(str(self.path), read_only=read_only)
+            self._con = duckdb.connect(str(self.path), read_only=read_only)
         except duckdb.IOException as exc:
             raise ResultsError(f"{self.path}: cannot open the results database (another "
                                f"serbench process may be using it): {exc}") from None
+        self._pending_cells: list[tuple] = []
+        self._pending_samples: list[tuple] = []
+        self._pending_since: float | None = None
         self._check_schema(read_only)
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The connection, every cell added so far written first: whoever queries sees them."""
+        self.flush()
+        return self._con
 
     def _check_schema(self, read_only: bool) -> None:
         has_meta = self.con.execute(
@@ -218,7 +230,10 @@ class Results:
         self.con.execute("COMMIT")
 
     def close(self) -> None:
-        self.con.close()
+        try:
+            self.flush()
+        finally:
+            self._con.close()
 
     def __enter__(self) -> "Results":
         return self
@@ -243,31 +258,52 @@ class Results:
              _json(None if machine is None else {"before": machine})])
 
     def add_cell(self, run_id: str, cell: Cell, result: CellResult) -> None:
-        """The cell and its samples in one transaction: a cell is stored whole or not at all."""
+        """The cell and its samples, stored whole or not at all: kept in memory and written
+        with the cells before and after it in one transaction (`flush`), at most
+        FLUSH_AFTER_S later, since DuckDB spends ~5 ms per statement and commit, ~10 s of
+        the default run when each cell was its own."""
         expected, got = result.expected or {}, result.got or {}
-        self.con.execute("BEGIN")
+        self._pending_cells.append(
+            (run_id, cell.cell_id, cell.language, cell.task, cell.model, cell.method,
+             cell.depth, cell.variant, cell.setting, cell.dataset, cell.n, cell.threads,
+             cell.page_size, cell.cold, result.status, result.error_kind, result.message,
+             result.stderr, expected.get("count"), expected.get("sum"), got.get("count"),
+             got.get("sum"), result.eviction, _json(result.counters), _json(result.params),
+             result.steady, result.steady_note))
+        self._pending_samples += [(run_id, cell.cell_id, s["rep"], s["warmup"], s["total_ns"],
+                                   s["cpu_ns"], s["io_ns"], _extra(s))
+                                  for s in result.samples or ()]
+        self._pending_since = self._pending_since or time.monotonic()
+        if (len(self._pending_cells) >= FLUSH_AFTER_CELLS
+                or time.monotonic() - self._pending_since >= FLUSH_AFTER_S):
+            self.flush()
+
+    def flush(self) -> None:
+        """Every pending cell with its samples in one transaction."""
+        cells, samples = self._pending_cells, self._pending_samples
+        if not cells:
+            return
+        self._pending_cells, self._pending_samples, self._pending_since = [], [], None
         try:
-            self.con.execute(
-                "INSERT INTO cells VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [run_id, cell.cell_id, cell.language, cell.task, cell.model, cell.method,
-                 cell.depth, cell.variant, cell.setting, cell.dataset, cell.n, cell.threads, cell.page_size,
-                 cell.cold, result.status, result.error_kind, result.message, result.stderr,
-                 expected.get("count"), expected.get("sum"), got.get("count"), got.get("sum"),
-                 result.eviction, _json(result.counters), _json(result.params),
-                 result.steady, result.steady_note])
-            rows = [(run_id, cell.cell_id, s["rep"], s["warmup"], s["total_ns"], s["cpu_ns"],
-                     s["io_ns"], _extra(s)) for s in result.samples or ()]
-            # one multi-row INSERT per chunk: DuckDB's executemany runs one statement per row,
-            # which made storing a cell (~6 samples) cost 8 ms, 15 s of the default run
-            for start in range(0, len(rows), SAMPLE_ROWS_PER_INSERT):
-                chunk = rows[start:start + SAMPLE_ROWS_PER_INSERT]
-                self.con.execute("INSERT INTO samples VALUES "
-                                 + ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?)"] * len(chunk)),
-                                 [value for row in chunk for value in row])
-            self.con.execute("COMMIT")
+            self._write(cells, samples)
+        except duckdb.Error:  # one bad cell must not take the others with it
+            failure = None
+            for row in cells:
+                try:
+                    self._write([row], [s for s in samples if s[:2] == row[:2]])
+                except duckdb.Error as error:
+                    failure = failure or error
+            if failure is not None:
+                raise failure from None
+
+    def _write(self, cells: list[tuple], samples: list[tuple]) -> None:
+        self._con.execute("BEGIN")
+        try:
+            _insert_rows(self._con, "cells", cells)
+            _insert_rows(self._con, "samples", samples)
+            self._con.execute("COMMIT")
         except BaseException:
-            self.con.execute("ROLLBACK")
+            self._con.execute("ROLLBACK")
             raise
 
     def finish_run(self, run_id: str, status: str, machine: dict | None = None) -> None:
@@ -397,6 +433,15 @@ def _start_ticks(pid) -> int | None:
     except (OSError, TypeError, ValueError):
         return None
     return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def _insert_rows(con, table: str, rows: list[tuple]) -> None:
+    """Multi-row INSERTs: DuckDB's executemany runs one statement per row."""
+    for start in range(0, len(rows), ROWS_PER_INSERT):
+        chunk = rows[start:start + ROWS_PER_INSERT]
+        marks = "(" + ", ".join(["?"] * len(chunk[0])) + ")"
+        con.execute(f"INSERT INTO {table} VALUES " + ", ".join([marks] * len(chunk)),
+                    [value for row in chunk for value in row])
 
 
 def _extra(sample: dict) -> str | None:
