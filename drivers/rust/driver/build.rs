@@ -21,7 +21,6 @@ fn main() {
         println!("cargo:rerun-if-changed={}", file.display());
     }
     generate_protobuf(&workspace.join("../../schemas/proto"));
-    generate_flatbuffers(&workspace.join("../../schemas/fbs"));
     generate_capnp(&workspace.join("../../schemas/capnp"));
 
     println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", linked_libraries());
@@ -154,57 +153,6 @@ fn generate_protobuf(schemas: &Path) {
         out.push('\n');
     }
     fs::write(&generated, out).unwrap();
-}
-
-/// flatc 2.0.8 Rust code for every model's tables (`fbs/mod.rs` in OUT_DIR). flatc's Rust
-/// output only compiles when generated from one file including every schema (schemas/README.md);
-/// its `mod.rs` names the per-table files by module path, rewritten here to absolute paths so
-/// that the driver can `include!` it.
-fn generate_flatbuffers(schemas: &Path) {
-    println!("cargo:rerun-if-changed={}", schemas.display());
-    let out = Path::new(&env::var("OUT_DIR").unwrap()).join("fbs");
-    fs::create_dir_all(&out).unwrap();
-    let mut names: Vec<String> = fs::read_dir(schemas)
-        .expect("schemas/fbs exists")
-        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".fbs"))
-        .collect();
-    names.sort();
-    let all = out.join("all.fbs");
-    let includes: String = names
-        .iter()
-        .map(|n| format!("include \"{n}\";\n"))
-        .collect();
-    fs::write(&all, includes).unwrap();
-    let status = Command::new("flatc")
-        .args(["--rust", "--rust-module-root-file", "--gen-all", "-I"])
-        .arg(schemas)
-        .arg("-o")
-        .arg(&out)
-        .arg(&all)
-        .status()
-        .expect("flatc (Debian's 2.0.8) is installed");
-    assert!(status.success(), "flatc failed on schemas/fbs");
-    let root = out.join("mod.rs");
-    let generated = out.join("serbench").join("fb");
-    let rewritten: String = fs::read_to_string(&root)
-        .unwrap()
-        .lines()
-        .map(|line| {
-            match line
-                .trim()
-                .strip_prefix("mod ")
-                .and_then(|m| m.strip_suffix(';'))
-            {
-                Some(module) => {
-                    let file = generated.join(format!("{module}.rs"));
-                    format!("#[path = {:?}] mod {module};\n", file.display().to_string())
-                }
-                None => format!("{line}\n"),
-            }
-        })
-        .collect();
-    fs::write(&root, rewritten).unwrap();
 }
 
 /// capnpc code for every model's structs (`capnp/<file>_capnp.rs` in OUT_DIR, compiled by

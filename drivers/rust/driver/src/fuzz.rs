@@ -469,6 +469,27 @@ mod tests {
         }
     }
 
+    /// Every input a fuzz run once found (`fuzz/regressions/<target>/`, committed when fixed)
+    /// comes back from its target as an answer, not a panic.
+    #[test]
+    fn past_findings_are_errors_not_panics() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions");
+        let mut checked = 0;
+        for target in std::fs::read_dir(&root).unwrap() {
+            let target = target.unwrap();
+            let name = target.file_name().into_string().unwrap();
+            for input in std::fs::read_dir(target.path()).unwrap() {
+                let bytes = std::fs::read(input.unwrap().path()).unwrap();
+                match name.as_str() {
+                    "methods" => any_reader(&bytes),
+                    other => panic!("fuzz/regressions/{other}: no such target here"),
+                };
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no regression inputs under {}", root.display());
+    }
+
     #[test]
     fn bad_inputs_are_errors_not_panics() {
         for (_, _, bytes) in seeds() {

@@ -1,0 +1,62 @@
+//! Generates the FlatBuffers tables of every model with flatc at build time.
+
+use std::env;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+fn main() {
+    let manifest_dir = env::var("CARGO_MANIFEST_DIR").unwrap();
+    generate_flatbuffers(&Path::new(&manifest_dir).join("../../../schemas/fbs"));
+}
+
+/// flatc 2.0.8 Rust code for every model's tables (`fbs/mod.rs` in OUT_DIR). flatc's Rust
+/// output only compiles when generated from one file including every schema (schemas/README.md);
+/// its `mod.rs` names the per-table files by module path, rewritten here to absolute paths so
+/// that this crate can `include!` it.
+fn generate_flatbuffers(schemas: &Path) {
+    println!("cargo:rerun-if-changed={}", schemas.display());
+    let out = Path::new(&env::var("OUT_DIR").unwrap()).join("fbs");
+    fs::create_dir_all(&out).unwrap();
+    let mut names: Vec<String> = fs::read_dir(schemas)
+        .expect("schemas/fbs exists")
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".fbs"))
+        .collect();
+    names.sort();
+    let all = out.join("all.fbs");
+    let includes: String = names
+        .iter()
+        .map(|n| format!("include \"{n}\";\n"))
+        .collect();
+    fs::write(&all, includes).unwrap();
+    let status = Command::new("flatc")
+        .args(["--rust", "--rust-module-root-file", "--gen-all", "-I"])
+        .arg(schemas)
+        .arg("-o")
+        .arg(&out)
+        .arg(&all)
+        .status()
+        .expect("flatc (Debian's 2.0.8) is installed");
+    assert!(status.success(), "flatc failed on schemas/fbs");
+    let root = out.join("mod.rs");
+    let generated = out.join("serbench").join("fb");
+    let rewritten: String = fs::read_to_string(&root)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            match line
+                .trim()
+                .strip_prefix("mod ")
+                .and_then(|m| m.strip_suffix(';'))
+            {
+                Some(module) => {
+                    let file = generated.join(format!("{module}.rs"));
+                    format!("#[path = {:?}] mod {module};\n", file.display().to_string())
+                }
+                None => format!("{line}\n"),
+            }
+        })
+        .collect();
+    fs::write(&root, rewritten).unwrap();
+}
