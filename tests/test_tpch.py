@@ -270,3 +270,11 @@ def test_failure_removes_scratch_and_partial_output(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="boom"):
         tpch.generate_tpch(0.01, tmp_path, models=["part", "lineitem"])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_running_out_of_the_memory_budget_is_a_clear_error(tmp_path, monkeypatch):
+    # the budget that bounds generation's memory at any scale factor, far too small here
+    monkeypatch.setattr(tpch, "MEMORY_LIMIT", "2MB")
+    with pytest.raises(tpch.TpchError, match=r"DuckDB ran out of its 2MB memory budget"):
+        tpch.generate_tpch(0.01, tmp_path, models=["customer"])
+    assert list(tmp_path.iterdir()) == []

@@ -12,8 +12,10 @@ Why the SQL is shaped the way it is (measured at SF 1 on 2 cores):
   pieces: a part or supplier is serialised once and its text spliced into every line item,
   and a customer's orders array is one ordered string_agg of fragments. The bytes are those
   DuckDB's JSON writer gives for the nested structs (tests/test_tpch.py compares them).
-- The Parquet tables are loaded into DuckDB temporary tables first: scanning the Parquet
-  files directly hands dictionary vectors to to_json and the aggregates, several times slower.
+- The Parquet tables are loaded into the tables of a scratch database file first: scanning the
+  Parquet files directly hands dictionary vectors to to_json and the aggregates, several times
+  slower. A file, not temporary tables, so that DuckDB pages the tables out beyond its memory
+  budget: with in-memory tables SF 1 needed 4 GB.
 - Line items and customers are written in key-range chunks, each sorted on its own, so memory
   stays bounded by a chunk; the chunks are appended to the output in key order.
 """
@@ -43,13 +45,14 @@ TABLES_OF_MODEL = {
 # nearest double of the decimal, the value a parser of the decimal text produces
 SQL_TYPES = {"i32": "INTEGER", "f64": "DOUBLE", "str": "VARCHAR"}
 
-# DuckDB spills to the scratch directory beyond this; at SF 1 the loaded tables and one
-# chunk fit (peak RSS about 4 GB), larger scale factors spill the tables
-MEMORY_LIMIT = "4GB"
+# DuckDB's memory budget: it pages tables and spills operators to the scratch directory
+# beyond it, so generation peaks near it whatever the scale factor (SF 1 customers: 2.0 GB of
+# RSS, 2.5 min; 1 GB is too little for a chunk's ordered string_agg)
+MEMORY_LIMIT = "2GB"
 
-# chunk sizes: about 600 MB of JSON per chunk for either model, whatever the scale factor
-CUSTOMERS_PER_CHUNK = 20_000
-ORDERKEYS_PER_CHUNK = 1_000_000
+# chunk sizes: about 150-250 MB of JSON per chunk for either model, whatever the scale factor
+CUSTOMERS_PER_CHUNK = 5_000
+ORDERKEYS_PER_CHUNK = 250_000
 
 # COPY options that write each row's single VARCHAR column as it is, one per line (DuckDB's
 # JSON writer is this CSV writer over to_json())
@@ -108,9 +111,12 @@ def generate_tpch(
         finally:
             con.close()
         return written
-    except BaseException:
+    except BaseException as error:
         for path in written.values():
             path.unlink(missing_ok=True)
+        if type(error).__name__ == "OutOfMemoryException":  # duckdb's, imported lazily
+            raise TpchError(f"DuckDB ran out of its {MEMORY_LIMIT} memory budget "
+                            f"(tpch.MEMORY_LIMIT): {str(error).splitlines()[0]}") from error
         raise
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -151,7 +157,7 @@ def run_tpchgen(tpchgen: Path, sf: float, tables: Sequence[str], dest: Path,
 def _connect(scratch: Path, threads: int | None):
     import duckdb
 
-    con = duckdb.connect()
+    con = duckdb.connect(str(scratch / "tables.duckdb"))
     _run(con, "SET enable_progress_bar = false")
     _run(con, f"SET memory_limit = '{MEMORY_LIMIT}'")
     _run(con, f"SET temp_directory = {_sql_text(scratch / 'spill')}")
@@ -162,12 +168,12 @@ def _connect(scratch: Path, threads: int | None):
 
 def _load_tables(con, source: Path, tables: Sequence[str]) -> None:
     for table in tables:
-        _run(con, f"CREATE TEMP TABLE {table} AS "
+        _run(con, f"CREATE TABLE {table} AS "
                   f"FROM read_parquet({_sql_text(source / (table + '.parquet'))})")
     if "part" in tables and "lineitem" in tables:
-        _run(con, f"CREATE TEMP TABLE part_json AS SELECT p_partkey, "
+        _run(con, f"CREATE TABLE part_json AS SELECT p_partkey, "
                   f"{_json_text('Part', 'p_')} AS part_json FROM part")
-        _run(con, f"CREATE TEMP TABLE supplier_json AS SELECT s_suppkey, "
+        _run(con, f"CREATE TABLE supplier_json AS SELECT s_suppkey, "
                   f"{_json_text('Supplier', 's_')} AS supplier_json FROM supplier")
 
 
