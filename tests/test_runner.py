@@ -557,6 +557,18 @@ def test_cli_run_without_a_terminal_prints_plain_progress_lines(home, monkeypatc
     assert done and done == sorted(done) and {int(t) for _, t in lines} == {done[-1]}
 
 
+def test_cli_verify_without_a_terminal_prints_plain_progress_lines(home, monkeypatch):
+    from serbench.cli_run import ProgressBar
+
+    use(monkeypatch, home)
+    monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)  # a line after every check
+    result = CliRunner().invoke(cli, ["verify", "--no-network"])
+    assert result.exit_code == 0, result.output
+    counts = [int(n) for n in re.findall(r"^(\d+) checks, \d+ s: rust ", result.output,
+                                         re.MULTILINE)]
+    assert counts == list(range(1, len(counts) + 1)) and len(counts) > 1
+
+
 def test_cli_user_errors_exit_2_without_traceback(home, monkeypatch, tmp_path):
     use(monkeypatch, home)
     bad = tmp_path / "bad.toml"

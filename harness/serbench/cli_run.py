@@ -192,8 +192,8 @@ def verify_command(data_dir, languages, methods, models, timeout_s, page_size,
     with console.status("verifying") as status:
         checks = verify(paths, infos, data_dir or data_root() / "default", timeout_s=timeout_s,
                         languages=languages, methods=methods, models=models,
-                        page_size=page_size, network=network, on_check=lambda c: status.update(
-                            f"{c.language} {c.method or 'load'} {c.model} {c.step} {c.depth}"))
+                        page_size=page_size, network=network,
+                        on_check=_VerifyProgress(status).done)
     _verify_tables([c for c in checks if c.step not in NET_STEPS], sorted(infos))
     _network_table([c for c in checks if c.step in NET_STEPS])
     failures = [c for c in checks if c.status == FAILED]
@@ -205,6 +205,25 @@ def verify_command(data_dir, languages, methods, models, timeout_s, page_size,
     if failures:
         raise click.ClickException(f"{len(failures)} of {len(checks)} checks failed")
     console.print(f"[green]all {len(checks)} checks passed[/] (unsupported ones are not failures)")
+
+
+class _VerifyProgress:
+    """The last check done, in the spinner; without a terminal (a log, CI) a plain line at
+    most every ProgressBar.LOG_EVERY_S, so a long verification (SF 1: an hour) shows it moves."""
+
+    def __init__(self, status):
+        self.status, self.count = status, 0
+        self.started = self.logged = time.monotonic()
+
+    def done(self, check) -> None:
+        self.count += 1
+        what = f"{check.language} {check.method or 'load'} {check.model} {check.step} {check.depth}"
+        self.status.update(what)
+        now = time.monotonic()
+        if not console.is_terminal and now - self.logged >= ProgressBar.LOG_EVERY_S:
+            self.logged = now
+            console.print(f"{self.count} checks, {now - self.started:.0f} s: {escape(what)}",
+                          highlight=False)
 
 
 def _mark(statuses: list[str]) -> str:
