@@ -6,6 +6,7 @@ under half the file."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -77,3 +78,26 @@ def test_encode_streams(driver, big_file, tmp_path):
                                 depth="materialize", params={"input": str(out),
                                                              "page_size": 65536}))
     assert scanned["checksum"] == want
+
+
+
+def test_memory_per_method_script_checks_and_reports_each_method(tmp_path):
+    """scripts/memory-per-method, which measured the SF 1 figures: a line per method with its
+    steps, checked, and its peak; a model the dataset lacks is a clear error."""
+    import subprocess
+    import sys
+
+    from fake_driver import make_dataset
+
+    script = [sys.executable, str(VECTORS.parent / "scripts" / "memory-per-method"),
+              str(make_dataset(tmp_path / "data", models=("customer",)))]
+    done = subprocess.run([*script, "customer", "--language", "rust", "--method", "handcoded",
+                           "--method", "json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[:2] for line in lines] == [["rust", "handcoded"], ["rust", "json"]]
+    assert all("roundtrip" in line and "scan materialize" in line and
+               re.search(r"peak RSS \d+ MiB$", line) for line in lines), lines
+    missing = subprocess.run([*script, "part"], capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "part" in missing.stderr
+    assert "Traceback" not in missing.stderr
