@@ -114,7 +114,9 @@ def generate_tpch(
     except BaseException as error:
         for path in written.values():
             path.unlink(missing_ok=True)
-        if type(error).__name__ == "OutOfMemoryException":  # duckdb's, imported lazily
+        import duckdb  # lazily, as in _connect: the harness imports this module at start
+
+        if isinstance(error, duckdb.OutOfMemoryException):
             raise TpchError(f"DuckDB ran out of its {MEMORY_LIMIT} memory budget "
                             f"(tpch.MEMORY_LIMIT): {str(error).splitlines()[0]}") from error
         raise
