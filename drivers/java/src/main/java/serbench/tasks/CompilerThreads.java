@@ -39,6 +39,26 @@ final class CompilerThreads {
         }
     }
 
+    /** Whether a compiler thread is on a CPU or waiting for one now (state R): a compile
+     *  under way. False where the system does not say. */
+    static boolean busy() {
+        if (!AVAILABLE) {
+            return false;
+        }
+        try (Stream<Path> threads = Files.list(TASKS)) {
+            return threads.filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler))
+                .anyMatch(CompilerThreads::running);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A thread's state letter in its stat line, "tid (comm) S ...": after the last ')',
+     *  since the name may hold spaces and parentheses. */
+    static char state(String stat) {
+        return stat.charAt(stat.lastIndexOf(')') + 2);
+    }
+
     /** HotSpot names them "C1 CompilerThread0", "C2 CompilerThread1", ... ("comm" keeps
      *  15 characters). */
     static boolean isCompilerName(String comm) {
@@ -47,7 +67,10 @@ final class CompilerThreads {
 
     /** The first field of a schedstat line: time spent on a CPU, ns. */
     static long firstField(String schedstat) {
-        return Long.parseLong(schedstat.trim().split("\\s+")[0]);
+        // no regex: this runs twice a repetition, and a split's Pattern would be JIT work of
+        // its own beside the measured code
+        int end = schedstat.indexOf(' ');
+        return Long.parseLong(end < 0 ? schedstat.trim() : schedstat.substring(0, end));
     }
 
     private static boolean isCompiler(Path thread) {
@@ -55,6 +78,14 @@ final class CompilerThreads {
             return isCompilerName(Files.readString(thread.resolve("comm")).trim());
         } catch (IOException e) {
             return false;  // the thread ended while listed
+        }
+    }
+
+    private static boolean running(Path thread) {
+        try {
+            return state(Files.readString(thread.resolve("stat"))) == 'R';
+        } catch (IOException e) {
+            return false;  // ended while listed
         }
     }
 

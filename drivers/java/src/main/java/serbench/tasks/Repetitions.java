@@ -6,6 +6,7 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.concurrent.locks.LockSupport;
 import serbench.Failure;
 import serbench.IoTimer;
 import serbench.Params;
@@ -28,6 +29,10 @@ import serbench.paged.PagedFile;
  * compilations and by the compiler threads' CPU time (CompilerThreads), which also sees a
  * compile still running, so a window between two long C2 compiles does not pass for quiet.
  * A later cell of the same process whose code is already compiled is done after one window.
+ * Before each measured repetition the JIT is given up to SETTLE_MAX_NS to finish what work
+ * outside the timed region queued (the last sample's bookkeeping, the eviction's process
+ * code, a per-repetition method crossing a compile threshold), so that it does not compile
+ * on beside the measured code.
  * Those JIT-only warm-ups (thousands for a short read) are summed into one `jit_warmup`
  * summary instead of one sample each: a sample per repetition cost more than the
  * repetitions themselves.
@@ -45,6 +50,10 @@ public final class Repetitions {
     // the harness calls a measured region unsteady past 2 % of its time compiling (steady.py)
     private static final long QUIET_WINDOW_NS = 100_000_000L;
     private static final double QUIET_SHARE = 0.02;
+    // a settle polls the compiler threads' states (~0.2 ms a reading) and ends after two
+    // idle readings in a row; C1's compiles of small methods take 0.1-2 ms
+    private static final long SETTLE_POLL_NS = 500_000L;
+    private static final long SETTLE_MAX_NS = 20_000_000L;
     /** Null where the JVM cannot time its compilation (then no sample carries `jit_ms`). */
     private static final CompilationMXBean JIT = compilationBean();
 
@@ -138,6 +147,9 @@ public final class Repetitions {
             ? Evict.evict(PagedFile.data(base), PagedFile.index(base)) : -1;
         noted.removeAll();
         timedNs = -1;
+        if (!warmup) {
+            settle();
+        }
         IoTimer timer = new IoTimer();
         // read outside the timed region: a reading lists /proc/self/task (~0.15-0.25 ms)
         long compilerBefore = CompilerThreads.cpuNs();
@@ -184,6 +196,21 @@ public final class Repetitions {
                 + warmup + ") read something else than the first");
         }
         return outcome;
+    }
+
+    /** Waits until no compiler thread is on a CPU at two readings in a row, or
+     *  SETTLE_MAX_NS. */
+    private static void settle() {
+        if (JIT == null) {
+            return;
+        }
+        long deadline = System.nanoTime() + SETTLE_MAX_NS;
+        for (int idle = 0; idle < 2 && System.nanoTime() < deadline; ) {
+            idle = CompilerThreads.busy() ? 0 : idle + 1;
+            if (idle < 2) {
+                LockSupport.parkNanos(SETTLE_POLL_NS);
+            }
+        }
     }
 
     /** The JIT compiled for at most QUIET_SHARE of the last QUIET_WINDOW_NS of warm-ups,

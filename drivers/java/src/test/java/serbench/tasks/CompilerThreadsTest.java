@@ -18,6 +18,13 @@ class CompilerThreadsTest {
     @Test
     void readsTheOnCpuTimeOfASchedstatLine() {
         assertEquals(646068L, CompilerThreads.firstField("646068 0 2\n"));
+        assertEquals(646068L, CompilerThreads.firstField("646068\n"));
+    }
+
+    @Test
+    void readsAThreadsStateAfterItsNameWhateverTheNameHolds() {
+        assertEquals('R', CompilerThreads.state("4242 (C2 CompilerThre) R 1 2 3"));
+        assertEquals('S', CompilerThreads.state("4242 (a (b) c) S 1 2 3"));
     }
 
     @Test
