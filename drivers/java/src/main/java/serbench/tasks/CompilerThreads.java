@@ -32,8 +32,7 @@ final class CompilerThreads {
             return -1;
         }
         try (Stream<Path> threads = Files.list(TASKS)) {
-            return threads.filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler))
-                .mapToLong(CompilerThreads::runNs).sum();
+            return compilers(threads).mapToLong(CompilerThreads::runNs).sum();
         } catch (IOException e) {
             return -1;
         }
@@ -46,11 +45,14 @@ final class CompilerThreads {
             return false;
         }
         try (Stream<Path> threads = Files.list(TASKS)) {
-            return threads.filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler))
-                .anyMatch(CompilerThreads::running);
+            return compilers(threads).anyMatch(CompilerThreads::running);
         } catch (IOException e) {
             return false;
         }
+    }
+
+    private static Stream<Path> compilers(Stream<Path> threads) {
+        return threads.filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler));
     }
 
     /** A thread's state letter in its stat line, "tid (comm) S ...": after the last ')',
