@@ -45,6 +45,10 @@ models = ["trade", "part"]
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch) -> Path:
+    return make_home(tmp_path, monkeypatch)
+
+
+def make_home(tmp_path: Path, monkeypatch) -> Path:
     """A private SERBENCH_HOME with a small default dataset and no real drivers visible."""
     home = tmp_path / "home"
     monkeypatch.setenv("SERBENCH_HOME", str(home))

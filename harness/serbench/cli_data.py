@@ -10,10 +10,11 @@ from rich.table import Table
 
 from .datasets import build, default
 from .datasets.manifest import DatasetError, Manifest, checksum_file, data_path, list_datasets, load_manifest
+from .listing import Listing, emit, format_option, results_console
 from .models import TWEET_KIND_SHARES
 from .paths import cache_dir, data_root
 
-console = Console(stderr=True)
+console = Console(stderr=True)  # progress and diagnostics; `data list` prints to stdout
 
 NAME_HELP = "dataset directory name under the data root (default: derived from the parameters)"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -32,7 +33,8 @@ def _root(ctx: click.Context) -> Path:
     return Path(ctx.obj["data_root"]) if ctx.obj and ctx.obj.get("data_root") else data_root()
 
 
-def _show(manifests: list[Manifest], directory: Path | None = None) -> None:
+def _show(manifests: list[Manifest], directory: Path | None = None,
+          out: Console = console) -> None:
     table = Table(title=f"datasets in {directory}" if directory else "datasets")
     for column in ("model", "objects", "distinct", "MB", "mean B/object", "max B", "sum"):
         table.add_column(column, justify="right" if column != "model" else "left")
@@ -40,7 +42,7 @@ def _show(manifests: list[Manifest], directory: Path | None = None) -> None:
         table.add_row(m.model, f"{m.count:,}", f"{m.distinct_count:,}", f"{m.bytes / 1e6:.1f}",
                       f"{m.mean_object_bytes:,.0f}", f"{m.max_object_bytes:,}",
                       m.set_checksum["sum"])
-    console.print(table)
+    out.print(table)
 
 
 def _suffix(replicate: int) -> str:
@@ -185,18 +187,36 @@ def _compare_tweets(manifest: Manifest) -> None:
     console.print(table)
 
 
+DATASET_COLUMNS = ("directory", "path", "model", "objects", "distinct", "bytes",
+                   "mean_object_bytes", "max_object_bytes", "sum")
+
+
+def dataset_rows(found: list[tuple[Path, Manifest]]) -> list[dict]:
+    return [{"directory": d.name, "path": str(d), "model": m.model, "objects": m.count,
+             "distinct": m.distinct_count, "bytes": m.bytes,
+             "mean_object_bytes": round(m.mean_object_bytes, 1),
+             "max_object_bytes": m.max_object_bytes, "sum": m.set_checksum["sum"]}
+            for d, m in found]
+
+
 @data.command("list")
+@format_option
 @click.pass_context
-def data_list(ctx):
+def data_list(ctx, fmt: str = "table"):
     """Every complete dataset under the data root."""
     root = _root(ctx)
-    by_dir: dict[Path, list[Manifest]] = {}
-    for directory, manifest in list_datasets(root):
-        by_dir.setdefault(directory, []).append(manifest)
-    if not by_dir:
+    found = list_datasets(root)
+    if not found:
         console.print(f"no datasets under {root}; run `serbench data default`")
+    emit(fmt, Listing(DATASET_COLUMNS, dataset_rows(found)), lambda: _list_tables(found))
+
+
+def _list_tables(found: list[tuple[Path, Manifest]]) -> None:
+    by_dir: dict[Path, list[Manifest]] = {}
+    for directory, manifest in found:
+        by_dir.setdefault(directory, []).append(manifest)
     for directory, manifests in by_dir.items():
-        _show(manifests, directory)
+        _show(manifests, directory, results_console())
 
 
 @data.command("check")

@@ -15,13 +15,15 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
+from .compare import IDENTITY
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
 from .network.dask_placement import ClusterError
 from .plan import CLUSTER_ADDRESS, CPU_LIST, Cell, Plan, describe, load_embedded, load_plan
+from .listing import Listing, emit, format_option, results_console
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
-console = Console(stderr=True)
+console = Console(stderr=True)  # progress and diagnostics; results go to stdout
 
 
 def _plan(argument: str | None):
@@ -282,24 +284,85 @@ def _network_table(checks) -> None:
     console.print(table)
 
 
+COMPARE_COLUMNS = (*IDENTITY, "status_a", "status_b", "median_a_ns", "median_b_ns", "ratio",
+                   "ci_low", "ci_high", "verdict", "measured_differently")
+
+
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
 @click.option("--allow-incomplete", is_flag=True, help="accept runs that did not complete")
 @click.option("--limit", type=int, default=0, help="show only the first N rows (0 = all)")
-def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) -> None:
-    """Median total time per cell of two runs, ranked by the ratio B / A."""
-    from .compare import compare_runs, label
+@format_option
+def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int,
+                    fmt: str = "table") -> None:
+    """Median total time per cell of two runs, ranked by the ratio B / A. Cells not ok in
+    both runs follow, without numbers."""
+    from .compare import compare_runs
 
     with Results(read_only=True) as results:
         comparison = compare_runs(results, run_a, run_b, allow_incomplete)
-    table = Table(title=f"B = {run_b} vs A = {run_a} (median total time, measured samples)")
+    ranked = comparison.rows[:limit] if limit > 0 else comparison.rows
+    rows = [_compared(row) for row in ranked] + [
+        {**identity, "status_a": a, "status_b": b} for identity, a, b in comparison.not_ok]
+    notes = _compare_summary(comparison)
+    emit(fmt, Listing(COMPARE_COLUMNS, rows), lambda: _compare_table(comparison, ranked, notes),
+         document={"run_a": run_a, "run_b": run_b, "cells": rows,
+                   "summary": _compare_document(comparison)}, notes=notes)
+
+
+def _compared(row) -> dict:
+    low, high = row.interval
+    return {**row.identity, "status_a": "ok", "status_b": "ok", "median_a_ns": row.median_a,
+            "median_b_ns": row.median_b, "ratio": round(row.ratio, 6),
+            "ci_low": round(low, 6), "ci_high": round(high, 6), "verdict": row.verdict,
+            "measured_differently": row.protocol}
+
+
+def _compare_document(comparison) -> dict:
+    verdicts = Counter(row.verdict for row in comparison.rows)
+    return {"compared": len(comparison.rows), "geometric_mean": comparison.geometric_mean,
+            "measured_differently": sum(bool(row.protocol) for row in comparison.rows),
+            "slower": verdicts["slower"], "faster": verdicts["faster"],
+            "no_difference": verdicts["no difference"], "only_a": comparison.only_a,
+            "only_b": comparison.only_b, "not_ok": len(comparison.not_ok),
+            "geometric_mean_by_task": comparison.task_means(),
+            "hosts": list(comparison.hosts) if comparison.hosts else None}
+
+
+def _compare_summary(comparison) -> list[str]:
+    """The counts, means and warnings under the table, as lines of plain text."""
+    mean = comparison.geometric_mean
+    differing = sum(bool(row.protocol) for row in comparison.rows)
+    verdicts = Counter(row.verdict for row in comparison.rows)
+    lines = [f"{len(comparison.rows)} cells compared"
+             + (f", geometric mean B / A = {mean:.3f}" if mean else "")
+             + (f" (over the {len(comparison.rows) - differing} measured the same way; "
+                f"{differing} measured differently)" if differing else "")
+             + f"; at 95 %: {verdicts['slower']} slower, {verdicts['faster']} faster, "
+               f"{verdicts['no difference']} no difference"
+             + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
+               f"{len(comparison.not_ok)} not ok in at least one run"]
+    means = comparison.task_means()
+    if means:
+        lines.append("geometric mean B / A by task: "
+                     + ", ".join(f"{task} {mean:.3f}" for task, mean in means.items()))
+    if comparison.hosts:
+        lines.append(f"the runs are from different hosts ({comparison.hosts[0]} and "
+                     f"{comparison.hosts[1]}): each ratio also compares the machines")
+    return lines
+
+
+def _compare_table(comparison, ranked, notes: list[str]) -> None:
+    from .compare import label
+
+    table = Table(title=f"B = {comparison.run_b} vs A = {comparison.run_a} (median total time, "
+                        "measured samples)")
     for column in ("cell", "dataset", "page", "A ms", "B ms", "B / A", "95 % CI", "verdict",
                    "measured differently"):
         table.add_column(column, justify="left" if column in (
             "cell", "dataset", "verdict", "measured differently") else "right")
-    rows = comparison.rows[:limit] if limit > 0 else comparison.rows
-    for row in rows:
+    for row in ranked:
         verdict = row.verdict
         style = {"slower": "red", "faster": "green"}.get(verdict, "")
         low, high = row.interval
@@ -308,27 +371,12 @@ def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int) 
                       f"{row.median_b / 1e6:.3f}", f"{row.ratio:.3f}", f"{low:.3f}–{high:.3f}",
                       f"[{style}]{verdict}[/]" if style else verdict,
                       escape(", ".join(row.protocol)))
-    console.print(table)
-    mean = comparison.geometric_mean
-    differing = sum(bool(row.protocol) for row in comparison.rows)
-    verdicts = Counter(row.verdict for row in comparison.rows)
-    console.print(f"{len(comparison.rows)} cells compared"
-                  + (f", geometric mean B / A = {mean:.3f}" if mean else "")
-                  + (f" (over the {len(comparison.rows) - differing} measured the same way; "
-                     f"{differing} measured differently)" if differing else "")
-                  + f"; at 95 %: {verdicts['slower']} slower, {verdicts['faster']} faster, "
-                    f"{verdicts['no difference']} no difference"
-                  + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
-                    f"{len(comparison.not_ok)} not ok in at least one run")
-    means = comparison.task_means()
-    if means:
-        console.print("geometric mean B / A by task: "
-                      + ", ".join(f"{task} {mean:.3f}" for task, mean in means.items()))
-    if comparison.hosts:
-        console.print(f"[yellow]the runs are from different hosts[/] ({comparison.hosts[0]} "
-                      f"and {comparison.hosts[1]}): each ratio also compares the machines")
+    out = results_console()
+    out.print(table)
+    for line in notes:
+        out.print(escape(line), highlight=False)
     for identity, status_a, status_b in comparison.not_ok:
-        console.print(f"  {escape(label(identity))}: A {status_a}, B {status_b}")
+        out.print(f"  {escape(label(identity))}: A {status_a}, B {status_b}", highlight=False)
 
 
 @click.command("export")
@@ -369,20 +417,30 @@ def import_command(files: tuple[Path, ...]) -> None:
                               f"{what[run.action]}")
 
 
+RUN_COLUMNS = ("run_id", "status", "started_at", "finished_at", "plan", "cells", "ok")
+
+
 @click.command("runs")
-def runs_command() -> None:
-    """The runs in the results database, oldest first."""
+@format_option
+def runs_command(fmt: str = "table") -> None:
+    """The runs in the results database, oldest first (times in UTC)."""
     with Results(read_only=True) as results:
-        runs = results.runs()
+        runs = [{"run_id": r["run_id"], "status": r["status"], "started_at": r["started_at"],
+                 "finished_at": r["finished_at"], "plan": r["plan_name"], "cells": r["cells"],
+                 "ok": r["ok"]} for r in results.runs()]
+    emit(fmt, Listing(RUN_COLUMNS, runs), lambda: _runs_table(runs))
+
+
+def _runs_table(runs: list[dict]) -> None:
     table = Table(title=str(db_path()))
     for column in ("run", "status", "started (UTC)", "plan", "cells", "ok"):
         table.add_column(column)
     for r in runs:
         style = "green" if r["status"] == "complete" else "yellow"
         table.add_row(r["run_id"], f"[{style}]{r['status']}[/]",
-                      f"{r['started_at']:%Y-%m-%d %H:%M:%S}", r["plan_name"] or "",
+                      f"{r['started_at']:%Y-%m-%d %H:%M:%S}", r["plan"] or "",
                       str(r["cells"]), str(r["ok"]))
-    console.print(table)
+    results_console().print(table)
 
 
 @click.command("build")
@@ -407,31 +465,65 @@ def build_command(languages: tuple[str, ...], drivers_only: bool = False) -> Non
                                          "built, but no driver executable yet"))
 
 
+CAPABILITY_COLUMNS = ("language", "driver_version", "path", "method", "depths", "variants",
+                      "models", "libraries")
+
+
 @click.command("info")
-def info_command() -> None:
-    """Drivers found and their capabilities, datasets present, and this machine's provenance."""
+@format_option
+def info_command(fmt: str = "table") -> None:
+    """Drivers found and their capabilities, datasets present, and this machine's provenance.
+    CSV and Markdown hold the capabilities (a row per language and method); JSON holds
+    everything: drivers (each one's full `info`), datasets, host, toolchains, git."""
+    from .cli_data import DATASET_COLUMNS, dataset_rows
     from .datasets.manifest import list_datasets
     from .provenance import git_state, host, toolchains
 
+    drivers = _driver_infos()
+    datasets = dataset_rows(list_datasets(data_root()))
+    facts = {"host": host(), "toolchains": toolchains(), "git": git_state()}
+    rows = [_capability(language, path, info, method, spec)
+            for language, (path, info) in drivers.items()
+            for method, spec in info["methods"].items()]
+    document = {"drivers": {language: {"path": str(path), **info}
+                            for language, (path, info) in drivers.items()},
+                "datasets": datasets, **facts}
+    emit(fmt, Listing(CAPABILITY_COLUMNS, rows),
+         lambda: _info_tables(drivers, Listing(DATASET_COLUMNS, datasets), facts), document)
+
+
+def _driver_infos() -> dict[str, tuple[Path, dict]]:
+    """Each driver found that answers `info`; the others named on stderr."""
     found = find_drivers()
     if not found:
         console.print("no driver found; run `serbench build` (or set SERBENCH_DRIVER_<LANG>)")
+    infos = {}
     for language, path in found.items():
         try:
-            info = DriverProcess(language, path).info()
+            infos[language] = (path, DriverProcess(language, path).info())
         except DriverFailure as exc:
             console.print(f"[red]{language}[/] driver at {path} is broken: {escape(str(exc))}")
-            continue
+    return infos
+
+
+def _capability(language: str, path: Path, info: dict, method: str, spec: dict) -> dict:
+    return {"language": language, "driver_version": info.get("driver_version"),
+            "path": str(path), "method": method, "depths": spec["depths"],
+            "variants": spec["variants"], "models": spec["models"],
+            "libraries": spec.get("libraries") or {}}
+
+
+def _info_tables(drivers: dict[str, tuple[Path, dict]], datasets: Listing, facts: dict) -> None:
+    for language, (path, info) in drivers.items():
         _capabilities(language, path, info)
-    datasets = Table(title=f"datasets under {data_root()}")
+    table = Table(title=f"datasets under {data_root()}")
     for column in ("directory", "model", "objects", "MB"):
-        datasets.add_column(column)
-    for directory, manifest in list_datasets(data_root()):
-        datasets.add_row(directory.name, manifest.model, f"{manifest.count:,}",
-                         f"{manifest.bytes / 1e6:.1f}")
-    console.print(datasets)
-    console.print_json(json.dumps({"host": host(), "toolchains": toolchains(),
-                                   "git": git_state()}))
+        table.add_column(column)
+    for d in datasets.rows:
+        table.add_row(d["directory"], d["model"], f"{d['objects']:,}", f"{d['bytes'] / 1e6:.1f}")
+    out = results_console()
+    out.print(table)
+    out.print_json(json.dumps(facts))
 
 
 def _capabilities(language: str, path: Path, info: dict) -> None:
@@ -444,10 +536,11 @@ def _capabilities(language: str, path: Path, info: dict) -> None:
         table.add_row(method, ", ".join(spec["depths"]) or "-",
                       ", ".join(spec["variants"]) or "-",
                       "all" if set(models) >= set(info["models"]) else ", ".join(models))
-    console.print(table)
+    out = results_console()
+    out.print(table)
     libraries = info.get("libraries") or {}
     if libraries:
-        console.print("  libraries: " + ", ".join(f"{k} {v}" for k, v in libraries.items()))
+        out.print("  libraries: " + ", ".join(f"{k} {v}" for k, v in libraries.items()))
 
 
 @click.command("demo")

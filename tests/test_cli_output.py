@@ -1,0 +1,115 @@
+"""`info`, `data list`, `runs` and `compare` print their result on stdout, and nothing of it on
+stderr, in every `--format`; each machine-readable form parses, under its stable column names.
+Through the fake driver: two small runs of test_runner's plan."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from serbench.cli import cli
+from serbench.cli_data import DATASET_COLUMNS
+from serbench.cli_run import CAPABILITY_COLUMNS, COMPARE_COLUMNS, RUN_COLUMNS
+from test_runner import PLAN, make_home, use
+
+
+PLAN_AB = PLAN.replace('["write", "read_seq", "read_rand"]', '["write", "read_seq"]')
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """test_runner's home and fake driver, for the module: two runs, run-a and run-b."""
+    tmp_path = tmp_path_factory.mktemp("cli_output")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        home = make_home(tmp_path, monkeypatch)
+        use(monkeypatch, home)
+        plan = tmp_path / "plan.toml"
+        plan.write_text(PLAN_AB)
+        for run_id in ("run-a", "run-b"):
+            invoke("run", str(plan), "--run-id", run_id)
+        yield home
+
+
+def invoke(*args: str):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+COMMANDS = {  # arguments, columns, a value the result must hold
+    "info": (["info"], CAPABILITY_COLUMNS, "fakejson"),
+    "data list": (["data", "list"], DATASET_COLUMNS, "trade"),
+    "runs": (["runs"], RUN_COLUMNS, "run-b"),
+    "compare": (["compare", "run-a", "run-b"], COMPARE_COLUMNS, "fakejson"),
+}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_table_for_people_is_on_stdout(two_runs, command):
+    args, _, value = COMMANDS[command]
+    result = invoke(*args)
+    assert value in result.stdout
+    assert value not in result.stderr
+
+
+def csv_rows(text: str, columns) -> list[dict]:
+    reader = csv.DictReader(io.StringIO(text))
+    assert tuple(reader.fieldnames) == columns
+    return list(reader)
+
+
+def md_rows(text: str, columns) -> list[list[str]]:
+    lines = [line for line in text.splitlines() if line.startswith("| ")]
+    assert [c.strip() for c in lines[0].strip("|").split("|")] == list(columns)
+    assert set(lines[1].replace(" ", "")) == {"|", "-"}
+    rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in lines[2:]]
+    assert all(len(row) == len(columns) for row in rows)
+    return rows
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_machine_readable_form_is_on_stdout_and_parses(two_runs, command):
+    args, columns, value = COMMANDS[command]
+    found = {}
+    for fmt in ("json", "csv", "md"):
+        result = invoke(*args, "--format", fmt)
+        assert value in result.stdout and value not in result.stderr, fmt
+        found[fmt] = result.stdout
+    rows = csv_rows(found["csv"], columns)
+    assert len(md_rows(found["md"], columns)) == len(rows) > 0
+    document = json.loads(found["json"])
+    listed = document if isinstance(document, list) else document[
+        {"info": "drivers", "compare": "cells"}.get(command, "")]
+    assert len(listed) == (len({r["language"] for r in rows}) if command == "info"
+                           else len(rows))
+
+
+def test_runs_and_compare_give_numbers_a_script_can_use(two_runs):
+    runs = json.loads(invoke("runs", "--format", "json").stdout)
+    assert [(r["run_id"], r["status"]) for r in runs] == [("run-a", "complete"),
+                                                          ("run-b", "complete")]
+    assert runs[0]["cells"] >= runs[0]["ok"] > 0 and runs[0]["started_at"][:2] == "20"
+    compared = json.loads(invoke("compare", "run-a", "run-b", "--format", "json").stdout)
+    ok = [c for c in compared["cells"] if c["status_a"] == c["status_b"] == "ok"]
+    assert ok and compared["summary"]["compared"] == len(ok)
+    for c in ok:
+        assert c["ratio"] == pytest.approx(c["median_b_ns"] / c["median_a_ns"], rel=1e-5)
+        assert c["ci_low"] <= c["ci_high"]
+        assert c["verdict"] in ("slower", "faster", "no difference")
+    # CSV holds the table only: the summary goes to stderr
+    result = invoke("compare", "run-a", "run-b", "--format", "csv")
+    assert "cells compared" in result.stderr and "cells compared" not in result.stdout
+
+
+def test_info_json_holds_every_driver_dataset_and_the_host(two_runs):
+    document = json.loads(invoke("info", "--format", "json").stdout)
+    assert document["drivers"]["rust"]["methods"]["fakejson"]["depths"] == ["materialize",
+                                                                            "access"]
+    assert {d["model"] for d in document["datasets"]} >= {"trade", "part"}
+    assert document["host"]["logical_cores"] >= 1 and "git" in document
+    rows = csv_rows(invoke("info", "--format", "csv").stdout, CAPABILITY_COLUMNS)
+    fake = next(r for r in rows if r["method"] == "fakejson")
+    assert (fake["language"], fake["depths"]) == ("rust", "materialize;access")
