@@ -30,6 +30,7 @@ METHODS = ("handcoded", "bincode", "json_gzip")
 PLAN = """
 name = "e2e"
 [params]
+rounds_max = 1
 n = [3, 1000]          # 1000 is capped at each dataset's count
 page_size = 256        # small pages: objects pack several to a page and spill over
 warmups = 1

@@ -21,6 +21,7 @@ COPIES = 20  # of each golden object: duplicates to drop, and inputs above the s
 PLAN = """
 name = "floors-test"
 [params]
+rounds_max = 1
 n = [1000]
 warmups = 0
 repetitions = 2

@@ -26,6 +26,7 @@ TASKS = ("read_par", "sort_dedup", "memory")
 PLAN = """
 name = "java-tasks"
 [params]
+rounds_max = 1
 n = [5, 1000]          # 1000 is capped at each dataset's count
 page_size = 256
 warmups = 1
@@ -86,6 +87,7 @@ def test_the_tasks_run_and_check_out_through_the_java_driver(java_home, tmp_path
 COLD_PLAN = """
 name = "java-cold-jit"
 [params]
+rounds_max = 1
 n = [1000]
 warmups = 0
 repetitions = 3

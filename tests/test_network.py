@@ -179,6 +179,7 @@ def test_a_server_killed_mid_run_fails_the_cell_naming_it(rust, parts, tmp_path,
 NET_PLAN = """
 name = "net"
 [params]
+rounds_max = 1
 page_size = 256
 warmups = 1
 repetitions = 2

@@ -158,6 +158,7 @@ def dask_cluster(tmp_path_factory):
 PLAN = """
 name = "cluster"
 [params]
+rounds_max = 1
 page_size = 256
 warmups = 1
 repetitions = 2

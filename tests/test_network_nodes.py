@@ -383,6 +383,7 @@ PLAN_METHODS = {"java": (["handcoded", "json_gzip"], ["handcoded"], ["msgpack"])
 NET_PLAN = """
 name = "net-nodes"
 [params]
+rounds_max = 1
 page_size = 256
 warmups = 1
 repetitions = 2

@@ -93,6 +93,7 @@ def test_a_need_is_met_in_one_model_one_language_and_enough_sizes(tmp_path):
 [datasets]
 d = "tpch --sf 0.001"
 [params]
+rounds_max = 1
 dataset = "d"
 [[group]]
 tasks = ["read_rand"]
@@ -124,6 +125,7 @@ ESTIMATED = """
 [datasets]
 small = "trade --n 1000"
 [params]
+rounds_max = 1
 dataset = "small"
 warmups = 1
 repetitions = 3

@@ -23,6 +23,7 @@ TRUSTING = {"rust": "rkyv", "cpp": "inplace"}  # the methods whose default trust
 PLAN = """
 name = "stamped"
 [params]
+rounds_max = 1
 n = [1000]
 page_size = 4096
 warmups = 0

@@ -33,6 +33,7 @@ from serbench.verify import verify
 PLAN = """
 name = "t"
 [params]
+rounds_max = 1
 n = [5, 100]
 warmups = 1
 repetitions = 2
@@ -339,12 +340,12 @@ def test_a_write_floor_whose_file_differs_from_the_methods_is_invalid(home, monk
 def test_a_write_in_floor_rounds_carries_its_floor_beside_every_sample(home, monkeypatch):
     use(monkeypatch, home, floors="write")
     run_id, _, cells, samples = run(home, WRITE_PLAN.replace(
-        "repetitions = 2", "repetitions = 4\nfloor_rounds = 2"))
+        "repetitions = 2", "repetitions = 2\nfloor_rounds = 2\nmin_sample_ms = 0.001"))
     writes = [c for c in cells if c["method"] == "fakejson"]
     assert writes and {c["status"] for c in cells} == {"ok"}
     for write in writes:
         mine = [s for s in samples if s["cell_id"] == write["cell_id"] and not s["warmup"]]
-        assert [s["rep"] for s in mine] == [0, 1, 2, 3]
+        assert [s["rep"] for s in mine] == [0, 1, 2, 3], "2 rounds of 2"
         assert all(json.loads(s["extra"])["floor_ns"] > 0 for s in mine)
         assert json.loads(write["params"])["floor_rounds"] == 2
     copies = list((home / "runs").rglob("raw.fakejson/*.pages"))

@@ -11,12 +11,13 @@ from serbench.checksum import hex64, object_hash, sequence_checksum
 from serbench.order import sorted_distinct
 from serbench.plan import RAW
 from serbench.runner import (BadAnswer, Runner, checked_samples, dataset_hashes, read_ids,
-                             read_seq_start, rounds)
+                             read_seq_start)
 from test_runner import by_status, home, requests, run, use  # noqa: F401 (home is a fixture)
 
 PLAN = """
 name = "tasks"
 [params]
+rounds_max = 1
 n = [5, 100]
 warmups = 1
 repetitions = 2
@@ -140,6 +141,8 @@ def test_missing_task_fields_are_a_driver_defect(home, monkeypatch):
 FORKS_PLAN = """
 name = "forks"
 [params]
+rounds_max = 1
+min_sample_ms = 0.001
 n = [5]
 warmups = 1
 repetitions = 2
@@ -187,6 +190,8 @@ def test_read_forks_run_reads_and_their_raw_floor_in_fresh_processes(home, monke
 FLOOR_PLAN = """
 name = "floor"
 [params]
+rounds_max = 1
+min_sample_ms = 0.001
 n = [5]
 warmups = 2
 repetitions = 5
@@ -207,14 +212,16 @@ def test_floor_rounds_alternate_a_read_with_the_raw_read_of_its_file(home, monke
     mine = [s for s in samples if s["cell_id"] == read["cell_id"]]
     assert sorted(s["rep"] for s in mine if s["warmup"]) == [0, 1, 2], "2, then 1 per round"
     measured = [s for s in mine if not s["warmup"]]
-    assert sorted(s["rep"] for s in measured) == [0, 1, 2, 3, 4]
+    assert sorted(s["rep"] for s in measured) == list(range(10)), "5 a round, 2 rounds"
+    assert sorted({s["round"] for s in map(lambda s: json.loads(s["extra"]), measured)}) == [0, 1]
     assert all(json.loads(s["extra"])["floor_ns"] > 0 for s in measured)
     assert json.loads(read["params"])["floor_rounds"] == 2
     runs = [(pid, method) for pid, op, task, method, *_ in requests(log)
             if op == "run" and task == "read_seq"]
-    paired = runs[:4]
-    assert [m for _, m in paired] == ["fakejson", RAW, "fakejson", RAW]
-    assert len({pid for pid, _ in paired}) == 1, "a read and its floor share one process"
+    reads = [i for i, (_, method) in enumerate(runs) if method == "fakejson"]
+    assert len(reads) == 2
+    for i in reads:  # each round of the read is followed by its floor, in the same process
+        assert runs[i + 1] == (runs[i][0], RAW), "a read and its floor share one process"
     (floor,) = cells_by(cells, task="read_seq", method=RAW)
     assert floor["status"] == "ok" and not any(
         "floor_ns" in (s["extra"] or "") for s in samples if s["cell_id"] == floor["cell_id"])
@@ -226,14 +233,8 @@ def test_a_floor_that_reads_other_bytes_in_a_later_round_makes_the_read_invalid(
     _, _, cells, samples = run(home, FLOOR_PLAN)
     (read,) = cells_by(cells, task="read_seq", method="fakejson")
     assert read["status"] == "invalid"
-    assert read["message"].startswith("the raw floor of the same file, round 2: ")
+    assert read["message"].startswith("round 2: the raw floor of the same file: ")
     assert not [s for s in samples if s["cell_id"] == read["cell_id"]]
-
-
-def test_rounds_share_the_repetitions_evenly():
-    assert rounds(5, 2) == [3, 2]
-    assert rounds(40, 8) == [5] * 8
-    assert rounds(3, 10) == [1, 1, 1]
 
 
 def test_warm_ups_filling_warmup_ms_are_accepted_and_numbered_on_across_forks(
@@ -300,5 +301,5 @@ def test_a_failing_fork_fails_the_cell_and_keeps_no_samples(home, monkeypatch):
     monkeypatch.setattr(Runner, "new_driver", second_misbehaves)
     _, _, cells, samples = run(home, FORKS_PLAN)
     (cell,) = cells_by(cells, task="micro")
-    assert cell["status"] == "invalid" and cell["message"].startswith("fork 2 of 3: ")
+    assert cell["status"] == "invalid" and cell["message"].startswith("round 2: ")
     assert not [s for s in samples if s["cell_id"] == cell["cell_id"]]

@@ -12,6 +12,7 @@ from test_end_to_end import RUST, cli_ok, home  # noqa: F401  (the fixture)
 PLAN = """
 name = "tasks"
 [params]
+rounds_max = 1
 n = [5, 1000]          # 1000 is capped at each dataset's count
 page_size = 256
 warmups = 1

@@ -20,7 +20,14 @@ warmup_ms = 0                     # and warm-ups go on until this long has passe
                                   # time-based warm-up: a JIT compiles after time, not count)
 warmup_max_ms = 0                 # and, in a driver with a JIT, on while it still compiles
                                   # (over 2 % of the last 100 ms of warm-ups), up to this long
-repetitions = 5
+repetitions = 1                   # measured repetitions per round (more when one is shorter
+                                  # than min_sample_ms)
+rounds_min = 5                    # every cell is measured in rounds, interleaved with the
+rounds_max = 30                   # cells it is compared with (runner.py, rounds.py); rounds go
+ci_target = 0.03                  # on until its median's 95 % interval is within ci_target
+time_cap_s = 30                   # of it (at least rounds_min, capped by rounds_max), or
+                                  # rounds_max, or its comparison set has run time_cap_s s
+min_sample_ms = 2                 # a round's repetitions last at least this long together
 cold = true                       # evict data and index files before every repetition
 threads = [1, 2]                  # read_par thread counts (other tasks run one thread)
 modes = ["seq", "rand"]           # read_par over a range or over the random id list
@@ -137,7 +144,12 @@ class Params:
     warmups: int = 1
     warmup_ms: int = 0
     warmup_max_ms: int = 0
-    repetitions: int = 5
+    repetitions: int = 1
+    rounds_min: int = 5
+    rounds_max: int = 30
+    ci_target: float = 0.03
+    time_cap_s: float = 30.0
+    min_sample_ms: float = 2.0
     cold: bool = True
     threads: tuple[int, ...] = (1, 2)
     modes: tuple[str, ...] = PAR_MODES
@@ -226,6 +238,12 @@ class Cell:
     warmup_max_ms: int = 0  # a JIT's warm-ups go on while it compiles, up to this long
     net_page_bytes: int = 0  # network tasks: the network page
     network: str = ""  # network tasks: the nodes' links (NETWORK)
+    # rounds (rounds.py): how many, and when a cell has been measured enough
+    rounds_min: int = 5
+    rounds_max: int = 30
+    ci_target: float = 0.03
+    time_cap_s: float = 30.0
+    min_sample_ms: float = 2.0
     cell_id: int = 0
 
     @property
@@ -252,6 +270,9 @@ class Cell:
         params = {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
                   "warmup_max_ms": self.warmup_max_ms,
                   "repetitions": self.repetitions, "floor_rounds": self.floor_rounds,
+                  "rounds_min": self.rounds_min, "rounds_max": self.rounds_max,
+                  "ci_target": self.ci_target, "time_cap_s": self.time_cap_s,
+                  "min_sample_ms": self.min_sample_ms,
                   "seed": self.seed,
                   "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
         if self.network:
@@ -390,9 +411,16 @@ class _Checker:
             if not isinstance(value, bool):
                 raise self.error(path, f"must be true or false, got {_kind(value)}")
             return value
-        if key == "timeout_s":
+        if key in ("timeout_s", "time_cap_s", "min_sample_ms"):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise self.error(path, f"must be a positive number of seconds, got {value!r}")
+                unit = "milliseconds" if key == "min_sample_ms" else "seconds"
+                raise self.error(path, f"must be a positive number of {unit}, got {value!r}")
+            return float(value)
+        if key == "ci_target":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not 0 < value < 1:
+                raise self.error(path, "must be a share of the median in (0, 1), e.g. 0.03, "
+                                       f"got {value!r}")
             return float(value)
         if key == "dataset":
             if not self.string(value, path):
@@ -420,6 +448,7 @@ class _Checker:
                 raise self.error(path, f"must be a CPU list like \"0\" or \"0-1,4\", got {value!r}")
             return value
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
+                   "rounds_min": 1, "rounds_max": 1,
                    "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0,
                    "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536, "tree_depth": 1,
                    "cluster_nodes_per_worker": 1}[key]
@@ -459,10 +488,6 @@ class _Checker:
         params = self.params(param_table, defaults, where)
         if "sort_dedup" in tasks:
             self.check_sort_budget(params, where)
-        if params.floor_rounds > params.repetitions:
-            raise self.error(f"{where}.floor_rounds",
-                             f"{params.floor_rounds} rounds cannot share {params.repetitions} "
-                             "repetitions: give at most one round per repetition")
         roles = ()
         if "roles" in table:  # named by its line, as the expansion's role errors are
             line = _line_of(self.text, number, "roles")
@@ -679,7 +704,9 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                     directory, n, threads, p.page_size, p.cold, p.warmups, p.repetitions,
                     p.seed, p.timeout_s, p.pin_cpus, unsupported,
                     p.iterations if task == "micro" else 1, forks(task), p.warmup_ms,
-                    floor_rounds(task, method), p.warmup_max_ms)
+                    floor_rounds(task, method), p.warmup_max_ms, rounds_min=p.rounds_min,
+                    rounds_max=p.rounds_max, ci_target=p.ci_target, time_cap_s=p.time_cap_s,
+                    min_sample_ms=p.min_sample_ms)
 
     for method in methods:
         why = _method_unsupported(info, method, model)

@@ -40,6 +40,7 @@ from .paths import cache_dir, data_root, home
 from .network.measure import Networks
 from .paged import extents, file_digest, raw_checksum
 from .plan import NET_TASKS, RAW, Cell, Plan, expand, summary
+from .rounds import comparison_sets, run_set
 from . import steady
 from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id, record_process
@@ -315,26 +316,6 @@ def warm_up(cell: Cell) -> dict:
     return {**warm, "warmup_max_ms": cell.warmup_max_ms} if cell.warmup_max_ms else warm
 
 
-def rounds(repetitions: int, count: int) -> list[int]:
-    """`repetitions` shared as evenly as they go over `count` rounds (never an empty one)."""
-    count = min(count, repetitions)
-    return [repetitions // count + (i < repetitions % count) for i in range(count)]
-
-
-def numbered_on(samples: list[dict], before: list[dict], **extra) -> list[dict]:
-    """Samples of one more request, numbered on from the earlier ones' warm-ups and
-    repetitions (the warm-ups' count may differ per request when they run for warmup_ms)."""
-    done = {kind: sum(s["warmup"] == kind for s in before) for kind in (True, False)}
-    return [{**s, "rep": s["rep"] + done[s["warmup"]], **extra} for s in samples]
-
-
-def paired(reads: list[dict], floors: list[dict]) -> list[dict]:
-    """A round's read samples, each measured one carrying the total of the floor's measured
-    sample at the same place in the round as `floor_ns`."""
-    floor_ns = iter([s["total_ns"] for s in floors if not s["warmup"]])
-    return [s if s["warmup"] else {**s, "floor_ns": next(floor_ns)} for s in reads]
-
-
 def mismatch(what: str, got: dict, expected: dict) -> str | None:
     if got["count"] != expected["count"]:
         return f"{what}: count {got['count']} differs from expected {expected['count']}"
@@ -369,6 +350,25 @@ class FileState:
     problem: CellResult | None = None
 
 
+class Group:
+    """One language × method of a batch: its driver process, kept for every round of every
+    comparison set of the batch (a process per method × model: the JIT contract)."""
+
+    def __init__(self, runner: "Runner", driver: DriverProcess):
+        self.runner = runner
+        self.driver = driver
+        self.ready: list[Cell] = []
+
+    def alive_driver(self, cell: Cell) -> DriverProcess:
+        if not self.driver.alive:  # the previous round killed it
+            self.driver.close()
+            self.driver = self.runner.new_driver(cell.language, cell)
+        return self.driver
+
+    def close(self) -> None:
+        self.driver.close()
+
+
 @dataclass
 class Runner:
     plan: Plan
@@ -397,8 +397,7 @@ class Runner:
         try:
             for batch_key, batch in groupby(self.cells, key=lambda c: c.group_key[:3]):
                 try:
-                    for _, group in groupby(batch, key=lambda c: c.group_key):
-                        self.run_group(list(group))
+                    self.run_batch(list(batch))
                 finally:
                     self.drop_files(batch_key)
                     self._floors.clear()
@@ -420,9 +419,32 @@ class Runner:
         record_process(self.run_dir, driver.pid)
         return driver
 
-    # -- one group: one language × method × model, one fresh process -----------------------
+    # -- one batch: a dataset × model × page size, one process per language × method -------
 
-    def run_group(self, cells: list[Cell]) -> None:
+    def run_batch(self, cells: list[Cell]) -> None:
+        """Every group of the batch opened (a fresh driver process each, verified), then its
+        comparison sets measured in interleaved rounds (rounds.py), the processes alive
+        throughout."""
+        groups: dict[tuple, Group] = {}
+        try:
+            todo = []
+            for key, members in groupby(sorted(cells, key=lambda c: (c.group_key, c.cell_id)),
+                                        key=lambda c: c.group_key):
+                group = self.open_group(list(members))
+                if group is not None:
+                    groups[key] = group
+                    todo += group.ready
+            for members in comparison_sets(sorted(todo, key=lambda c: c.cell_id)):
+                run_set(members, lambda cell, number: self.run_round(groups[cell.group_key],
+                                                                     cell),
+                        self.record, seed=f"{self.plan.params.seed}:{members[0].cell_id}")
+        finally:
+            for group in groups.values():
+                group.close()
+
+    def open_group(self, cells: list[Cell]) -> "Group | None":
+        """A group's fresh driver, verified: the cells it blocks (unsupported, a failed
+        round trip or proof) are recorded now, the others are its `ready` ones."""
         todo = []
         for cell in cells:
             if cell.unsupported:
@@ -430,53 +452,50 @@ class Runner:
             else:
                 todo.append(cell)
         if not todo:
-            return
-        driver, done = None, 0
+            return None
+        self.listener.start(todo[0])
         try:
-            self.listener.start(todo[0])
             driver = self.new_driver(todo[0].language, todo[0])
+        except DriverFailure as exc:  # a driver that cannot even start fails its cells
+            for cell in todo:
+                self.record(cell, failed(exc))
+            return None
+        group = Group(self, driver)
+        try:
             verdict = {} if todo[0].method == RAW else self.verify_group(driver, todo)
             blocked = {} if "*" in verdict else self.prove_group(driver, todo)
+        except DriverFailure as exc:
+            group.close()
             for cell in todo:
-                self.listener.start(cell)
-                result = (verdict.get(cell.depth) or verdict.get("*")
-                          or verdict.get(("variant", cell.variant)) or blocked.get(cell))
-                if result is None:
-                    if not driver.alive:  # the previous cell killed it: a fresh one, no leaks
-                        driver.close()
-                        driver = self.new_driver(cell.language, cell)
-                    result = (self.run_forks(cell) if cell.forks
-                              else self.run_cell(driver, cell))
-                self.record(cell, result)
-                done += 1
-        except DriverFailure as exc:  # a driver that cannot even start fails what is left
-            for cell in todo[done:]:
                 self.record(cell, failed(exc))
-        finally:
-            if driver is not None:
-                driver.close()
+            return None
+        for cell in todo:
+            result = (verdict.get(cell.depth) or verdict.get("*")
+                      or verdict.get(("variant", cell.variant)) or blocked.get(cell))
+            if result is None:
+                group.ready.append(cell)
+            else:
+                self.record(cell, result)
+        return group
 
-    def run_forks(self, cell: Cell) -> CellResult:
-        """JMH's forks: the cell in `forks` fresh processes of its own, which ran nothing
-        before it (the group's process verified the method); every fork checked, the samples
-        pooled and numbered on; the first fork that is not ok decides the cell."""
-        samples, first = [], None
-        for fork in range(cell.forks):
+    def run_round(self, group: "Group", cell: Cell) -> CellResult:
+        """One round of a cell: in its group's process (a fresh one when the previous round
+        killed it: no leaks), or with forks in a fresh process of its own."""
+        self.listener.start(cell)
+        if cell.forks:
             driver = None
             try:
                 driver = self.new_driver(cell.language, cell)
-                result = self.run_cell(driver, cell)
+                return self.run_cell(driver, cell)
             except DriverFailure as exc:
-                result = failed(exc)
+                return failed(exc)
             finally:
                 if driver is not None:
                     driver.close()
-            if result.status != "ok":
-                return replace(result, message=f"fork {fork + 1} of {cell.forks}: "
-                                               f"{result.message or ''}")
-            first = first or result
-            samples += numbered_on(result.samples, samples, fork=fork)
-        return replace(first, samples=samples)
+        try:
+            return self.run_cell(group.alive_driver(cell), cell)
+        except DriverFailure as exc:
+            return failed(exc)
 
     def verify_group(self, driver: DriverProcess, cells: list[Cell]) -> dict:
         """`roundtrip` over the verification sample at every depth the group reads, in the default

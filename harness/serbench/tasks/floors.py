@@ -1,11 +1,10 @@
 """What the floors share (the `raw` cells beside reads, writes and sorts): the checksum of a
-whole file's bytes, and a task timed in rounds with its floor.
+whole file's bytes, and a task timed beside its floor.
 
-`floor_rounds`: each round of the method's
-repetitions is followed in the same process by as many repetitions of the `raw` floor of the
-same file, and every measured sample carries the floor's sample at its place in the round as
-`floor_ns`. On a VM whose speed moves by tens of percent over seconds, a task and a floor
-timed minutes apart are not comparable; these are."""
+`floor_rounds`: each round of a read or a write (rounds.py) is followed in the same process by
+as many repetitions of the `raw` floor of the same file, and every measured sample carries the
+floor's sample at its place in the round as `floor_ns`. On a VM whose speed moves by tens of
+percent over seconds, a task and a floor timed minutes apart are not comparable; these are."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -17,39 +16,31 @@ from ..plan import RAW
 from ..results import CellResult
 
 # A round's request params -> the floor's params and expected checksum for that round (a
-# write's floor copies the file the round just wrote, so it is asked after each round).
+# write's floor copies the file the round just wrote, so it is asked after the round).
 FloorOf = Callable[[dict], tuple[dict, dict]]
 
 
-def in_rounds(runner, driver, cell, params: dict, expected: dict,
-              floor_of: FloorOf) -> CellResult:
-    """The cell's repetitions in `floor_rounds` rounds, each followed by its floor. Later
-    rounds warm up once (a driver's buffers are per request)."""
-    from ..runner import numbered_on, paired, rounds, warm_up
+def with_floor(runner, driver, cell, params: dict, expected: dict,
+               floor_of: FloorOf) -> CellResult:
+    """One round of the cell, then as many repetitions of its floor, paired sample by sample."""
+    timed = runner.timed(driver, cell, params, expected)
+    if timed.status != "ok":
+        return timed
     floor = replace(cell, method=RAW, depth="", variant=cell.method, floor_rounds=0)
-    recorded = {**params, "floor_rounds": cell.floor_rounds}
-    samples, first = [], None
-    asked = {k: v for k, v in params.items() if k != "warmup_max_ms"}
-    for number, repetitions in enumerate(rounds(cell.repetitions, cell.floor_rounds)):
-        warm = ({} if number == 0 else {"warmups": 1, "warmup_ms": 0, "warmup_max_ms": 0})
-        round_cell = replace(cell, repetitions=repetitions, **warm)
-        round_params = {**asked, **warm_up(round_cell), "repetitions": repetitions}
-        timed = runner.timed(driver, round_cell, round_params, expected)
-        if timed.status != "ok":
-            return replace(timed, params=recorded)
-        floor_params, floor_expected = floor_of(round_params)
-        raw = runner.timed(driver, replace(floor, repetitions=repetitions,
-                                           warmups=round_cell.warmups,
-                                           warmup_ms=round_cell.warmup_ms,
-                                           warmup_max_ms=round_cell.warmup_max_ms),
-                           floor_params, floor_expected)
-        if raw.status != "ok":
-            what = f"the raw floor of the same file, round {number + 1}: "
-            return replace(raw, message=what + (raw.message or ""), samples=[],
-                           params=recorded)
-        first = first or timed
-        samples += numbered_on(paired(timed.samples, raw.samples), samples)
-    return replace(first, samples=samples, params=recorded)
+    floor_params, floor_expected = floor_of(params)
+    raw = runner.timed(driver, floor, floor_params, floor_expected)
+    if raw.status != "ok":
+        return replace(raw, message="the raw floor of the same file: " + (raw.message or ""),
+                       samples=[], params=params)
+    return replace(timed, samples=paired(timed.samples, raw.samples),
+                   params={**params, "floor_rounds": cell.floor_rounds})
+
+
+def paired(timed: list[dict], floors: list[dict]) -> list[dict]:
+    """A round's samples, each measured one carrying the total of the floor's measured
+    sample at the same place in the round as `floor_ns`."""
+    floor_ns = iter([s["total_ns"] for s in floors if not s["warmup"]])
+    return [s if s["warmup"] else {**s, "floor_ns": next(floor_ns)} for s in timed]
 
 
 def every_object(runner, base: Path) -> dict:

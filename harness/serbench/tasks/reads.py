@@ -2,14 +2,14 @@
 selected by the seeded start or the shared random id list, their set checksum computed from
 the dataset. The `raw` floor reads the same file; its checksum (bytes, not values) is computed
 by the harness from the file itself (paged.raw_checksum), an oracle apart from every driver.
-With `floor_rounds` a read alternates in rounds with the raw read of its own file."""
+With `floor_rounds` each round of a read is followed by the raw read of its own file."""
 from __future__ import annotations
 
 from ..datasets.manifest import load_manifest
 from ..paged import PagedError
 from ..plan import RAW
 from ..results import CellResult
-from .floors import in_rounds
+from .floors import with_floor
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -23,7 +23,7 @@ def run(runner, driver, cell) -> CellResult:
     except PagedError as exc:
         return unreadable(runner, driver, cell, params, exc)
     if cell.floor_rounds:
-        return in_rounds(runner, driver, cell, params, expected, lambda p: (p, floor))
+        return with_floor(runner, driver, cell, params, expected, lambda p: (p, floor))
     return runner.timed(driver, cell, params, expected)
 
 

@@ -4,8 +4,8 @@ with `scan` and must hold the dataset, and becomes the file the method's reads u
 The write floor (`raw`, variant = the method): the method's own file written again by the
 driver from its objects' bytes, loaded before timing: the same pages, index and fsyncs
 without the encoding. Its checksum (the objects' bytes) comes from the harness's reading of
-the method's file, and the copy must equal that file byte for byte. With `floor_rounds` the
-write alternates in rounds with the floor of the file it has just written."""
+the method's file, and the copy must equal that file byte for byte. With `floor_rounds` each
+round of the write is followed by the floor of the file it has just written."""
 from __future__ import annotations
 
 import filecmp
@@ -15,7 +15,7 @@ from ..datasets.manifest import data_path, load_manifest
 from ..paged import PagedError, extents
 from ..plan import RAW
 from ..results import CellResult
-from .floors import every_object, in_rounds
+from .floors import every_object, with_floor
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -44,13 +44,13 @@ def run(runner, driver, cell) -> CellResult:
 
 
 def timed_write(runner, driver, cell, base: Path, params: dict, expected: dict) -> CellResult:
-    """The write's repetitions, in rounds with its floor when the plan pairs them."""
+    """The write's repetitions, followed by its floor when the plan pairs them."""
     if not cell.floor_rounds:
         return runner.timed(driver, cell, params, expected)
     copy = runner.file_base(cell, RAW, cell.method)
     copy.parent.mkdir(parents=True, exist_ok=True)
     try:
-        result = in_rounds(runner, driver, cell, params, expected,
+        result = with_floor(runner, driver, cell, params, expected,
                            lambda asked: floor_request(runner, base, copy, asked))
     except PagedError as exc:  # the file a round wrote, read for its floor
         return CellResult("invalid", "checksum_mismatch",
@@ -92,7 +92,7 @@ def floor_request(runner, base: Path, copy: Path, asked: dict) -> tuple[dict, di
 
 
 def checked_copy(source: Path, result: CellResult, copy: Path) -> CellResult:
-    """A floor's result is ok only if its copy (a paired write's: the last round's) equals
+    """A floor's result is ok only if its copy (a paired write's: this round's) equals
     the file it copied; the copy is then deleted."""
     try:
         problem = copy_problem(source, copy) if result.status == "ok" else None
