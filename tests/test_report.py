@@ -5,6 +5,7 @@ a raw floor, an invalid, a failed and an unsupported series, warm-ups far slower
 measured repetitions, and samples attached to the invalid cell that must never be used.
 """
 import json
+import math
 import re
 import statistics
 from datetime import datetime
@@ -14,6 +15,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from serbench import noise
 from serbench.published import FIGURES
 from serbench.report import ReportError, render_run
 from serbench.report.blocks import Plot
@@ -118,13 +120,13 @@ class Fixture:
         if base_ns is not None:
             measured, warmup = sample_times(base_ns)
             # a Java cell's JVM marks its first repetition (here the warm-up) cold-JIT
-            jit = (lambda state: json.dumps({"jit": state})) if language == "java" else None
+            jit = (lambda state: {"jit": state}) if language == "java" else (lambda _: {})
             self.samples.append([run, self.cell_id, 0, True, warmup, warmup * 7 // 10,
-                                 warmup * 3 // 10, jit and jit("cold")])
-            paired = (lambda t: json.dumps({"floor_ns": t / floor_ratio})) if floor_ratio \
-                else None
+                                 warmup * 3 // 10, json.dumps(jit("cold")) if language == "java" else None])
+            paired = (lambda t: {"floor_ns": t / floor_ratio}) if floor_ratio else (lambda _: {})
+            # one repetition a round, the rounds shared by every cell (the same machine)
             self.samples += [[run, self.cell_id, rep, False, t, t * 7 // 10, t - t * 7 // 10,
-                              jit and jit("warm") or paired and paired(t)]
+                              json.dumps({"round": rep, **jit("warm"), **paired(t)})]
                              for rep, t in enumerate(measured)]
             if status == "ok":
                 self.medians[(run, task, model, language, method, depth, variant, n)] = \
@@ -425,12 +427,35 @@ def test_ranking_multiples_match_the_fixture(rendered, task, model, depth, n):
     title = f"Ranking: {task} · {model}, " + (f"depth {depth}, " if depth else "") + f"n = {n:,}"
     rows = markdown_table(rendered["md"], title)
     expected = expected_ranking(rendered["medians"], task, model, depth, n)
-    ranked = [r for r in rows if r[0].lstrip("≈").isdigit()]
-    assert [r[0].lstrip("≈") for r in ranked] == [str(i) for i in range(1, len(expected) + 1)]
+    ranked = [r for r in rows if r[0].rstrip("=").isdigit()]
+    assert len(ranked) == len(expected)
     assert {r[1]: r[4] for r in ranked} == {label: multiple(m) for label, m in expected.items()}
-    assert ranked[0][4] == "1.00x"
+    assert ranked[0][4] == "1.00x" and ranked[0][0] in ("1", "1=")
     medians = [float(r[2].replace(",", "")) for r in ranked]
     assert medians == sorted(medians)
+
+
+def tie_bound(task: str) -> float:
+    """The fixture's rounds move every cell alike, so two cells' per-round ratio is constant:
+    the bound a step must clear is t(4 df) x sqrt(2) x the task's run-to-run noise alone."""
+    return 2.776 * math.sqrt(2) * noise.DEFAULT.of(task)
+
+
+def test_ranks_are_tied_exactly_where_the_step_from_the_row_above_is_within_the_noise(rendered):
+    seen = set()
+    for title, task in ((TRADE_SEQ, "read_seq"), ("Ranking: write · trade, n = 10,000", "write")):
+        ranked = [r for r in markdown_table(rendered["md"], title) if r[0].rstrip("=").isdigit()]
+        medians = [float(r[2].replace(",", "")) for r in ranked]
+        new_rank = [i == 0 or math.log(medians[i] / medians[i - 1]) > tie_bound(task)
+                    for i in range(len(ranked))]
+        ranks, above = [], 0
+        for i, starts in enumerate(new_rank):
+            above = i + 1 if starts else above
+            ranks.append(above)
+        tied = [ranks.count(k) > 1 for k in ranks]
+        assert [r[0] for r in ranked] == [f"{k}{'=' * t}" for k, t in zip(ranks, tied)]
+        seen |= set(tied)
+    assert seen == {True, False}  # both cases occur
 
 
 TRADE_SEQ = "Ranking: read_seq · trade, depth materialize, n = 10,000"
@@ -484,18 +509,6 @@ def test_ranking_shows_the_cold_jit_repetition_apart(rendered):
     assert float(java[6].replace(",", "")) * scale == pytest.approx(warmup, rel=0.01)
     rust = next(r for r in rows if r[1] == "rust · json · materialize")
     assert rust[6] == ""  # only a JVM has a cold-JIT repetition
-
-
-def test_a_rank_whose_range_overlaps_the_one_above_says_so(rendered):
-    """≈ exactly where a row's min–max reaches the row above's (the fixture spreads ±4 %)."""
-    seen = set()
-    for title in (TRADE_SEQ, "Ranking: write · trade, n = 10,000"):
-        ranked = [r for r in markdown_table(rendered["md"], title) if r[0].lstrip("≈").isdigit()]
-        ranges = [[float(v.replace(",", "")) for v in r[3].split("–")] for r in ranked]
-        want = [i > 0 and ranges[i][0] <= ranges[i - 1][1] for i in range(len(ranked))]
-        assert [r[0].startswith("≈") for r in ranked] == want
-        seen |= set(want[1:])
-    assert seen == {True, False}  # both cases occur
 
 
 def test_unsteady_and_unjudged_cells_are_labelled_wherever_shown(rendered):

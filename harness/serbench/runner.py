@@ -41,7 +41,7 @@ from .network.measure import Networks
 from .paged import extents, file_digest, raw_checksum
 from .plan import NET_TASKS, RAW, Cell, Plan, expand, summary
 from .rounds import comparison_sets, run_set
-from . import steady
+from . import noise, steady
 from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id, record_process
 from .tasks import PROOFS, TASKS
@@ -784,8 +784,9 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
             runner.dataset_hashes(cell)
     provenance = collect({lang: {"path": str(path), "info": infos[lang]}
                           for lang, path in drivers.items()})
+    # the run-to-run noise its rankings must clear: this host's, when a self-check measured it
     run_params = {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
-                  "cells": len(cells)}
+                  "cells": len(cells), "noise": noise.measured_here().as_json()}
     net_languages = {lang for cell in cells if cell.task in NET_TASKS and not cell.unsupported
                      for lang in (cell.language, *chain(*cell.roles.values()))}
     if net_languages:

@@ -94,6 +94,8 @@ class Cell:
     # a cold cell not shown to be cold: its eviction left its files cached, or no figure says
     # (cold_note); labelled wherever its number appears
     cold_note: str = ""
+    # round -> the mean of its measured repetitions (stats.observations): what rankings pair
+    rounds: dict = field(default_factory=dict)
 
     @property
     def settings(self) -> dict:
@@ -163,6 +165,13 @@ SELECT cell_id, count(*),
 FROM samples WHERE run_id = ? AND NOT warmup GROUP BY cell_id
 """
 
+# each round's mean of the measured repetitions (stats.observations; a sample without a
+# round, from a run before rounds, is a round of its own that pairs with nothing)
+ROUNDS_SQL = """
+SELECT cell_id, coalesce(CAST(extra->>'round' AS INTEGER), -1 - rep) AS round, avg(total_ns)
+FROM samples WHERE run_id = ? AND NOT warmup GROUP BY ALL
+"""
+
 # every node's own figures in each measured repetition of a network cell
 NODES_SQL = """
 SELECT cell_id, extra->'nodes' FROM samples
@@ -188,12 +197,15 @@ def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunD
         stats = {r[0]: r[1:] for r in con.execute(STATS_SQL, [run_id]).fetchall()}
         cold_jit = dict(con.execute(COLD_JIT_SQL, [run_id]).fetchall())
         nodes = node_medians(con.execute(NODES_SQL, [run_id]).fetchall())
+        rounds: dict[int, dict[int, float]] = {}
+        for cell_id, number, mean in con.execute(ROUNDS_SQL, [run_id]).fetchall():
+            rounds.setdefault(cell_id, {})[number] = float(mean)
         cells = con.execute(f"SELECT {CELL_COLUMNS} FROM cells WHERE run_id = ? ORDER BY cell_id",
                             [run_id]).fetchall()
     run = Run(**{k: row[k] for k in RUN_FIELDS}, **{k: _json(row[k]) for k in JSON_FIELDS})
     trusted = trusting_variants(run.drivers)
     return RunData(run, [_cell(c, stats.get(c[0]), cold_jit.get(c[0]), nodes.get(c[0], {}),
-                               trusted) for c in cells])
+                               trusted, rounds.get(c[0], {})) for c in cells])
 
 
 # tasks that encode only, or measure files: no bytes are read back, so nothing is trusted
@@ -246,7 +258,8 @@ def _text(value) -> str:
 
 
 def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
-          nodes: dict | None = None, trusted: set | None = None) -> Cell:
+          nodes: dict | None = None, trusted: set | None = None,
+          rounds: dict | None = None) -> Cell:
     (cell_id, language, task, model, method, depth, variant, dataset, n, threads, page_size, cold,
      status, error_kind, message, stderr, expected_count, expected_sum, got_count, got_sum,
      eviction, counters, setting, steady, steady_note) = row
@@ -265,7 +278,7 @@ def _cell(row: tuple, stats: tuple | None, cold_jit_ns: float | None = None,
     extra = {k: v for k, v in zip(EXTRA_TIMES, values[9:]) if v is not None}
     over_paired_floor, cpu_share = values[9 + len(EXTRA_TIMES):]
     return replace(cell, reps=reps, total=_stat(values[0:3]), cpu=_stat(values[3:6]),
-                   io=_stat(values[6:9]), extra=extra, nodes=nodes or {},
+                   io=_stat(values[6:9]), extra=extra, nodes=nodes or {}, rounds=rounds or {},
                    cpu_share=None if cpu_share is None else float(cpu_share),
                    cold_jit_ns=None if cold_jit_ns is None else float(cold_jit_ns),
                    over_paired_floor=None if over_paired_floor is None

@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 from plotly.offline import get_plotlyjs
 
-from .. import __version__
+from .. import __version__, noise
 from ..compare import Comparison, compare_runs
 from ..results import Results, ResultsError
 from .baseline import baseline_section
@@ -27,7 +27,7 @@ from .tasks import TaskModel, task_models, task_section
 
 def run_tasks(data: RunData) -> dict[str, list[TaskModel]]:
     palette = Palette({c.method for c in data.cells if not c.is_floor})
-    return task_models(data.cells, palette)
+    return task_models(data.cells, palette, noise.from_json(data.run.params.get("noise")))
 
 
 def build_sections(data: RunData, tasks: dict[str, list[TaskModel]] | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from .. import stats
 from .data import FLOOR_METHOD, Cell
 from .units import byte_size
 
@@ -191,7 +192,7 @@ def _own_floor(s: Series, series: list[Series], n: int | None) -> Cell | None:
 
 @dataclass(frozen=True)
 class RankRow:
-    rank: str                 # "1", "2", … for measured rows, "floor", or "" for the rest
+    rank: str                 # "1", "2=", … for measured rows (= tied), "floor", or ""
     series: Series
     cell: Cell | None         # the cell the row shows, None when the series has none to show
     multiple: float | None    # median / best median of the same depth
@@ -213,15 +214,35 @@ class Ranking:
         return [r for r in self.rows if r.rank not in ("", "floor")]
 
 
-def rankings(series: list[Series], n: int | None) -> list[Ranking]:
-    """One ranking per access depth: comparisons are made at equal depth, with the floor in each."""
+def rankings(series: list[Series], n: int | None, process_noise: float) -> list[Ranking]:
+    """One ranking per access depth: comparisons are made at equal depth, with the floor in
+    each. `process_noise`: the task's run-to-run noise (noise.py), which a step between two
+    ranks must clear."""
     floors = floor_series(series, n)
     by_depth: dict[str, list[Series]] = defaultdict(list)
     for s in series:
         if not s.is_floor:
             by_depth[s.key.depth].append(s)
-    return [_ranking(depth, by_depth[depth], floors, series, n)
+    return [_ranking(depth, by_depth[depth], floors, series, n, process_noise)
             for depth in sorted(by_depth, key=lambda d: canonical(d, DEPTHS))]
+
+
+def distinct(a: Cell, b: Cell, process_noise: float) -> bool:
+    """Does this run set the two cells apart (stats.difference, paired on their rounds)?"""
+    return stats.difference(a.rounds, b.rounds, process_noise).distinct
+
+
+def tied_ranks(cells: list, process_noise: float, cell_of=lambda x: x) -> list[tuple[str, list]]:
+    """`cells` (or items holding one: `cell_of`) in ranks: each rank the items this run does not
+    set apart from their neighbour, named `k` alone or `k=` when tied, k counting the items
+    ranked above it plus one."""
+    sets = stats.tied_sets(cells, lambda x: (cell_of(x).total.median, cell_of(x).cell_id),
+                           lambda x, y: distinct(cell_of(x), cell_of(y), process_noise))
+    ranked, above = [], 0
+    for tied in sets:
+        ranked.append((f"{above + 1}" + ("=" if len(tied) > 1 else ""), tied))
+        above += len(tied)
+    return ranked
 
 
 def _measured_at(s: Series, n: int | None) -> Cell | None:
@@ -230,10 +251,10 @@ def _measured_at(s: Series, n: int | None) -> Cell | None:
 
 
 def _ranking(depth: str, group: list[Series], floors: list[Series], everything: list[Series],
-             n: int | None) -> Ranking:
-    measured = sorted(((s, c) for s in group if (c := _measured_at(s, n))),
-                      key=lambda sc: (sc[1].total.median, sc[0].label))
-    best = measured[0][1].total.median if measured else None
+             n: int | None, process_noise: float) -> Ranking:
+    ranked = tied_ranks([(s, c) for s in group if (c := _measured_at(s, n))], process_noise,
+                        lambda sc: sc[1])
+    best = ranked[0][1][0][1].total.median if ranked else None
 
     def ratio(cell: Cell) -> float | None:
         return cell.total.median / best if best else None
@@ -246,9 +267,9 @@ def _ranking(depth: str, group: list[Series], floors: list[Series], everything: 
 
     rows = [RankRow("floor", s, c, ratio(c), "ok", _problems_elsewhere(s, n))
              for s in floors if (c := _measured_at(s, n))]
-    rows += [RankRow(str(i), s, c, ratio(c), "ok", _problems_elsewhere(s, n), over_floor(s, c),
+    rows += [RankRow(rank, s, c, ratio(c), "ok", _problems_elsewhere(s, n), over_floor(s, c),
                      c.over_paired_floor is not None)
-             for i, (s, c) in enumerate(measured, 1)]
+             for rank, tied in ranked for s, c in tied]
     rows += [_unmeasured_row(s, n) for s in floors + group if not _measured_at(s, n)]
     return Ranking(depth, n, best, rows)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .blocks import Facts, Row, Section, Table
 from .data import COLD_TOLERANCE, EVICTING, Cell
 from .reference import Measured, published_outcomes
-from .series import LANGUAGES, Series, canonical, label_without
+from .series import LANGUAGES, Series, canonical, distinct, label_without, tied_ranks
 from .sizes import SizeEntry
 from .tasks import TaskModel, spec_for
 from .units import multiple, number, unit_for
@@ -25,7 +25,11 @@ class Entry:
     """One measured implementation of a summary row."""
     language: str
     name: str  # method, variant and any label ("· unsteady")
-    ns: float
+    cell: Cell
+
+    @property
+    def ns(self) -> float:
+        return self.cell.total.median
 
 
 def summary_section(tasks: dict[str, list[TaskModel]], sizes: dict[str, list[SizeEntry]],
@@ -72,12 +76,16 @@ def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Ta
             continue
         for tm in models:
             for where, entries in _groups(tm).items():
-                rows.append(_row(task, tm.model, where, entries, languages))
+                rows.append(_row(task, tm.model, where, entries, languages, tm.process_noise))
     return Table("Fastest and slowest per language, at equal depth and setting",
                  ["task", "model", "at", *languages, "spread"], rows,
-                 "Per language: its fastest implementation, median time and multiple of the "
-                 "overall fastest (1.00x: this language has the fastest), then its slowest as a "
-                 "multiple of its fastest. Spread: the slowest of all over the fastest of all. "
+                 "Per language: its fastest implementations, median time and multiple of the "
+                 "overall fastest, then its slowest as a multiple of its fastest. Fastest and "
+                 "slowest are sets where this run does not tell their members apart (a ≈ b: "
+                 "tied, by the rankings' rule below), and multiples are taken between the sets' "
+                 "bounds, so that a tie never inflates one: the slowest set's fastest member "
+                 "over the fastest set's slowest. (tied for fastest): the language's fastest "
+                 "are tied with the overall fastest. Spread: the same over every language. "
                  "Labels (unsteady, trusts its bytes) follow the name, as everywhere.",
                  numeric=frozenset({len(languages) + 3}))
 
@@ -92,7 +100,7 @@ def _groups(tm: TaskModel) -> dict[str, list[Entry]]:
         where = " · ".join(filter(None, [s.key.depth, s.key.setting,
                                          f"{s.key.threads} threads" if tm.task == "read_par"
                                          else ""]))
-        groups[where or "—"].append(Entry(s.key.language, _name(s), cell.total.median))
+        groups[where or "—"].append(Entry(s.key.language, _name(s), cell))
     return groups
 
 
@@ -102,22 +110,35 @@ def _name(s: Series) -> str:
                          f"{s.key.threads} threads")
 
 
-def _row(task: str, model: str, where: str, entries: list[Entry], languages: list[str]) -> Row:
-    best = min(e.ns for e in entries)
-    unit = unit_for(best)
+def _row(task: str, model: str, where: str, entries: list[Entry], languages: list[str],
+         process_noise: float) -> Row:
+    overall = tied_ranks(entries, process_noise, lambda e: e.cell)
+    best = overall[0][1]
+    unit = unit_for(min(e.ns for e in best))
     per_language = []
     for language in languages:
-        mine = sorted((e for e in entries if e.language == language), key=lambda e: e.ns)
+        mine = [e for e in entries if e.language == language]
         if not mine:
             per_language.append("—")
             continue
-        text = f"{mine[0].name} {number(unit.of(mine[0].ns))} {unit.name} " \
-               f"({multiple(mine[0].ns / best)})"
-        if len(mine) > 1:
-            text += f"; slowest {mine[-1].name} {multiple(mine[-1].ns / mine[0].ns)}"
+        ranked = tied_ranks(mine, process_noise, lambda e: e.cell)
+        fastest, slowest = ranked[0][1], ranked[-1][1]
+        tied_with_best = not distinct(best[0].cell, fastest[0].cell, process_noise)
+        text = (f"{' ≈ '.join(e.name for e in fastest)} {number(unit.of(fastest[0].ns))} "
+                f"{unit.name} ({multiple(_apart(best, fastest))}"
+                f"{', tied for fastest' if tied_with_best else ''})")
+        if len(ranked) > 1:
+            text += (f"; slowest {' ≈ '.join(e.name for e in slowest)} "
+                     f"{multiple(_apart(fastest, slowest))}")
         per_language.append(text)
-    spread = max(e.ns for e in entries) / best
+    spread = _apart(best, overall[-1][1]) if len(overall) > 1 else 1.0
     return Row([task, model, where, *per_language, multiple(spread)])
+
+
+def _apart(faster: list[Entry], slower: list[Entry]) -> float:
+    """How much slower one tied set is than another, between their bounds: the slower set's
+    fastest member over the faster set's slowest (1.00x when they overlap)."""
+    return max(1.0, min(e.ns for e in slower) / max(e.ns for e in faster))
 
 
 def sizes_table(sizes: dict[str, list[SizeEntry]]) -> Table:

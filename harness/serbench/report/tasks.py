@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..noise import DEFAULT, Profile
 from .blocks import Plot, Row, Section, Table
 from .data import EVICTING, Cell
 from .figures import Palette, cpu_io_figure, time_figure
@@ -28,6 +29,7 @@ class TaskModel:
     n: int | None
     shared_n: bool
     palette: Palette
+    process_noise: float  # the task's run-to-run noise a rank step must clear (noise.py)
 
     @property
     def slug(self) -> str:
@@ -44,7 +46,7 @@ class TaskModel:
         return floor_series(self.series, self.n)
 
     def rankings(self) -> list[Ranking]:
-        return rankings(self.series, self.n)
+        return rankings(self.series, self.n, self.process_noise)
 
 
 Builder = Callable[[TaskModel], list]
@@ -110,6 +112,13 @@ def _own_floor_meaning(task: str) -> str:
             "decoding and visiting add to reading the bytes.")
 
 
+TIE_RULE = ("A rank is given only where this run sets the row apart from the one above: "
+            "the mean of their per-round time ratios (the rounds interleave every compared "
+            "cell, so the machine's drift cancels) clears Student's t at 95 % times its "
+            "standard error together with both cells' run-to-run noise; rows it does not set "
+            "apart share a rank, marked = (2= 2= 4: tied second, then fourth).")
+
+
 def ranking_tables(tm: TaskModel) -> list:
     return [ranking_table(tm, r) for r in tm.rankings()]
 
@@ -123,12 +132,10 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     columns = (["rank", "implementation", f"median ({unit.name})", f"min–max ({unit.name})",
                 "× best"] + (["× own file's raw"] if with_floor else [])
                + ([f"cold JIT ({unit.name})"] if with_jit else []) + ["reps", "status"])
-    rows = [_rank_row(r, unit, with_floor, with_jit, _overlaps_above(ranking, r))
-            for r in ranking.rows]
+    rows = [_rank_row(r, unit, with_floor, with_jit) for r in ranking.rows]
     caption = ("Median total time as a multiple of the fastest implementation at the same depth "
                f"(1.00x). Floor: per language, {_floor_meaning(tm.task)}. "
-               "≈ before a rank: its min–max range overlaps the row above's, so this run does "
-               "not rank the two apart. unsteady: its measured repetitions were not at steady "
+               f"{TIE_RULE} unsteady: its measured repetitions were not at steady "
                "state (the JIT still compiling, or the times drifting one way), the reason "
                "follows; unjudged: fewer than five repetitions and no JIT figure to tell. "
                "trusts its bytes: the read uses the file's bytes without checking them (an "
@@ -152,23 +159,13 @@ def _ranking_unit(ranking: Ranking) -> TimeUnit:
     return unit_for(min(medians)) if medians else unit_for(1e6)
 
 
-def _overlaps_above(ranking: Ranking, row: RankRow) -> bool:
-    """The row's min–max range reaches into the range of the row ranked just above it."""
-    measured = ranking.measured
-    if row not in measured or measured.index(row) == 0:
-        return False
-    above = measured[measured.index(row) - 1]
-    return row.cell.total.low <= above.cell.total.high
-
-
-def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool,
-              overlaps: bool = False) -> Row:
+def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool) -> Row:
     blanks = 4 + with_floor + with_jit
     if row.status != "ok":
         status = f"{row.status} {row.note}".strip()
         return Row([row.rank or "—", row.series.label, *[""] * blanks, status], kind=row.status)
     total, cold_jit = row.cell.total, row.cell.cold_jit_ns
-    values = [("≈" if overlaps else "") + row.rank, row.series.label,
+    values = [row.rank, row.series.label,
               number(unit.of(total.median)),
               f"{number(unit.of(total.low))}–{number(unit.of(total.high))}",
               multiple(row.multiple) if row.multiple else ""]
@@ -231,8 +228,10 @@ def spec_for(task: str) -> TaskSpec:
     return TASK_SPECS.get(task, TaskSpec(task, "", TIMED))
 
 
-def task_models(cells: list[Cell], palette: Palette) -> dict[str, list[TaskModel]]:
-    """Every task × model of the run, tasks and models in their canonical order."""
+def task_models(cells: list[Cell], palette: Palette,
+                noise: Profile = DEFAULT) -> dict[str, list[TaskModel]]:
+    """Every task × model of the run, tasks and models in their canonical order; `noise`: the
+    run-to-run noise its rankings must clear, as the run recorded it."""
     grouped: dict[str, dict[str, list[Cell]]] = defaultdict(lambda: defaultdict(list))
     for cell in cells:
         grouped[cell.task][cell.model].append(cell)
@@ -242,7 +241,8 @@ def task_models(cells: list[Cell], palette: Palette) -> dict[str, list[TaskModel
         for model in sorted(grouped[task], key=lambda m: canonical(m, MODELS)):
             series = build_series(grouped[task][model])
             n, shared = chosen_n(series)
-            result[task].append(TaskModel(task, model, series, n, shared, palette))
+            result[task].append(TaskModel(task, model, series, n, shared, palette,
+                                          noise.of(task)))
     return result
 
 

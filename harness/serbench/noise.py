@@ -1,0 +1,87 @@
+"""How far a cell's figure moves from one run (and its processes) to the next on a machine:
+the noise a ranking must clear before it calls two cells apart (stats.difference).
+
+Rounds average a cell's own noise away within its process; what they cannot average away is
+what differs between processes and runs: where the heap and the pages landed, what the JIT
+chose, which neighbour shared the host. It is measured by running a plan twice
+(`serbench selfcheck`): per task, the spread of the cells' log ratios between the two runs
+after the run-wide shift, less what the cells' own rounds explain, over sqrt(2) (each run
+contributes one process's luck). A run records the profile of its host when one was measured
+there (`params.noise`), else DEFAULT, and the report ranks with what the run recorded.
+"""
+from __future__ import annotations
+
+import json
+import math
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .paths import home
+from .stats import between_run_sigma
+
+# Measured on the 2-core development VM; see `DEFAULT_SOURCE`. Per task, log scale.
+DEFAULT_SIGMA: dict[str, float] = {}
+DEFAULT_SOURCE = "not yet measured"
+# A task without its own figure: the largest of the others (the cautious side).
+FALLBACK_SIGMA = 0.05
+
+
+@dataclass(frozen=True)
+class Profile:
+    sigma: dict[str, float]
+    source: str  # who measured it, where and when, in a phrase the report can show
+    detail: dict = field(default_factory=dict)  # the self-check's figures, kept as measured
+
+    def of(self, task: str) -> float:
+        if task in self.sigma:
+            return self.sigma[task]
+        return max(self.sigma.values(), default=FALLBACK_SIGMA)
+
+    def as_json(self) -> dict:
+        return {"sigma": self.sigma, "source": self.source, "detail": self.detail}
+
+
+DEFAULT = Profile(DEFAULT_SIGMA, DEFAULT_SOURCE)
+
+
+def from_json(value: dict | None) -> Profile:
+    """A run's recorded profile; DEFAULT for a run that recorded none."""
+    if not value or not isinstance(value.get("sigma"), dict):
+        return DEFAULT
+    return Profile({k: float(v) for k, v in value["sigma"].items()}, str(value.get("source")),
+                   value.get("detail") or {})
+
+
+def profile_path() -> Path:
+    return home() / "noise.json"
+
+
+def measured_here() -> Profile:
+    """This host's profile from its last self-check, else DEFAULT."""
+    try:
+        profiles = json.loads(profile_path().read_text())
+    except (OSError, ValueError):
+        return DEFAULT
+    return from_json(profiles.get(socket.gethostname()))
+
+
+def save(profile: Profile) -> Path:
+    """Keep `profile` as this host's (other hosts' profiles are kept too)."""
+    path = profile_path()
+    try:
+        profiles = json.loads(path.read_text())
+    except (OSError, ValueError):
+        profiles = {}
+    profiles[socket.gethostname()] = profile.as_json()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    staging = path.with_suffix(".tmp")
+    staging.write_text(json.dumps(profiles, indent=2, sort_keys=True))
+    staging.replace(path)
+    return path
+
+
+def sigma_from_residuals(residuals: list[float], within_var: list[float]) -> float:
+    """One run's process-and-run noise from two runs' shift-corrected log ratios: their
+    spread beyond the cells' own rounds, shared out over the two runs."""
+    return between_run_sigma(residuals, within_var) / math.sqrt(2)
