@@ -274,22 +274,33 @@ def test_export_parquet_and_csv(results, tmp_path):
     partial = begin(results, "partial")
     results.add_cell(partial, cell(1), ok())
 
-    assert export_runs(results, tmp_path / "one.parquet", "parquet", (done,)) == 4
+    exported = export_runs(results, tmp_path / "one.parquet", "parquet", (done,))
+    assert (exported.rows, exported.runs) == (4, 1)
+    assert exported.runs_file == tmp_path / "one.runs.parquet"
     rows = duckdb.sql(f"SELECT run_id, cell_id, status, total_ns FROM "
                       f"read_parquet('{tmp_path / 'one.parquet'}') ORDER BY cell_id, total_ns"
                       ).fetchall()
     assert rows[0] == ("done", 1, "ok", 900) and rows[-1] == ("done", 2, "invalid", None)
 
-    assert export_runs(results, tmp_path / "all.csv", "csv") == 4  # complete runs only
-    with open(tmp_path / "all.csv", newline="") as f:
-        table = list(csv.DictReader(f))
-    assert {r["run_id"] for r in table} == {"done"} and "git_commit" in table[0]
-    assert export_runs(results, tmp_path / "every.csv", "csv", allow_incomplete=True) == 7
+    exported = export_runs(results, tmp_path / "all.csv", "csv")  # complete runs only
+    assert (exported.rows, exported.runs) == (4, 1)
+    samples, runs = csv_table(tmp_path / "all.csv"), csv_table(tmp_path / "all.runs.csv")
+    assert {r["run_id"] for r in samples} == {"done"} and "method" in samples[0]
+    # the run's provenance once, in the runs table, not in every sample's row
+    assert [(r["run_id"], r["git_commit"]) for r in runs] == [("done", "abc")]
+    assert not {"git_commit", "drivers", "host", "run_params", "stderr"} & set(samples[0])
+    exported = export_runs(results, tmp_path / "every.csv", "csv", allow_incomplete=True)
+    assert (exported.rows, exported.runs) == (7, 2)
 
     with pytest.raises(ResultsError, match="not complete"):
         export_runs(results, tmp_path / "p.csv", "csv", (partial,))
     with pytest.raises(ResultsError, match="unknown export format"):
         export_runs(results, tmp_path / "p.json", "json", (done,))
+
+
+def csv_table(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def filled(db: Results, run_id: str, host: str) -> str:
@@ -314,8 +325,9 @@ def test_runs_of_two_machines_meet_in_one_database_whole(tmp_path):
         filled(a, "run-1", "alpha")
         filled(b, "run-1", "beta")  # the same id on another machine
         filled(b, "run-2", "beta")
-        assert export_runs(a, tmp_path / "a.parquet", "parquet") == 3 + 2
-        assert export_runs(b, tmp_path / "b.parquet", "parquet", ("run-1", "run-2")) == 2 * (3 + 2)
+        assert export_runs(a, tmp_path / "a.parquet", "parquet").rows == 3 + 2
+        assert export_runs(b, tmp_path / "b.parquet", "parquet",
+                           ("run-1", "run-2")).rows == 2 * (3 + 2)
         with Results(tmp_path / "merged.duckdb") as merged:
             first = import_runs(merged, tmp_path / "a.parquet")
             second = import_runs(merged, tmp_path / "b.parquet")
@@ -345,3 +357,30 @@ def test_a_file_that_is_not_a_serbench_export_is_refused(tmp_path, results):
     with pytest.raises(ResultsError, match="no such file"):
         import_runs(results, tmp_path / "absent.parquet")
     assert results.runs() == []
+
+
+def test_an_export_is_imported_only_with_its_own_runs_table(tmp_path):
+    with Results(tmp_path / "a.duckdb") as a, Results(tmp_path / "b.duckdb") as b:
+        export_runs(a, tmp_path / "a.parquet", "parquet", (filled(a, "run-1", "alpha"),))
+        export_runs(a, tmp_path / "c.parquet", "parquet", (filled(a, "run-3", "alpha"),))
+        runs = tmp_path / "a.runs.parquet"
+        # the runs table alone, or the samples table without it
+        with pytest.raises(ResultsError, match="holds the runs table of an export, not its "
+                                               "samples table"):
+            import_runs(b, runs)
+        runs.rename(tmp_path / "kept.parquet")
+        with pytest.raises(ResultsError, match=r"a\.runs\.parquet: no such file; `serbench "
+                                               r"export` writes it beside a\.parquet"):
+            import_runs(b, tmp_path / "a.parquet")
+        # another export's runs table beside it
+        (tmp_path / "c.runs.parquet").rename(runs)
+        with pytest.raises(ResultsError, match="runs run-1 are not in a.runs.parquet"):
+            import_runs(b, tmp_path / "a.parquet")
+        assert b.runs() == []
+        # an export of the previous format, every run's provenance in each row
+        old = tmp_path / "old.parquet"
+        duckdb.sql(f"COPY (SELECT 1 AS a) TO '{old}' (FORMAT parquet, KV_METADATA "
+                   f"{{serbench_export: '1', schema_version: '{SCHEMA_VERSION}'}})")
+        with pytest.raises(ResultsError, match="a serbench export of format 1, this serbench "
+                                               "reads format 2"):
+            import_runs(b, old)

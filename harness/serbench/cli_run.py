@@ -383,20 +383,23 @@ def _compare_table(comparison, ranked, notes: list[str]) -> None:
 @click.option("--run", "run_ids", multiple=True,
               help="this run (repeatable; default: every complete run)")
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
-              show_default=True, help="parquet: self-describing, `serbench import` reads it; "
-                                      "csv: for spreadsheets")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+              show_default=True, help="parquet: `serbench import` reads it; csv: for "
+                                      "spreadsheets and scripts")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="the samples table; the runs table goes beside it (a.csv, a.runs.csv)")
 @click.option("--allow-incomplete", is_flag=True, help="include runs that did not complete")
 def export_command(run_ids: tuple[str, ...], fmt: str, out: Path,
                    allow_incomplete: bool) -> None:
-    """Write runs as sample_rows (one row per sample, cell and run joined in) to one file:
-    Parquet with every run's provenance, which `serbench import` merges into another
-    results database, or CSV."""
+    """Write runs as two tables: OUT, a row per sample with its cell's columns and its run's
+    id (a cell without samples once), and OUT with `.runs` before its suffix, a row per run
+    with its provenance. `serbench import` merges a Parquet pair into another results
+    database."""
     from .transfer import export_runs
 
     with Results(read_only=True) as results:
-        rows = export_runs(results, out, fmt, run_ids, allow_incomplete)
-    console.print(f"{rows:,} rows written to {out}")
+        exported = export_runs(results, out, fmt, run_ids, allow_incomplete)
+    console.print(f"{exported.rows:,} rows written to {out}, {exported.runs:,} runs to "
+                  f"{exported.runs_file}")
 
 
 @click.command("import")
