@@ -407,8 +407,9 @@ def export_command(run_ids: tuple[str, ...], fmt: str, out: Path,
                 type=click.Path(dir_okay=False, path_type=Path))
 def import_command(files: tuple[Path, ...]) -> None:
     """Merge the runs of `serbench export` Parquet files (from this or another machine) into
-    this results database, provenance kept; a run already here is skipped, another run with
-    the same id is stored as <id>.<k>."""
+    this results database, provenance kept; each FILE's runs table is read from beside it
+    (a.parquet, a.runs.parquet). A run already here is skipped, another run with the same id
+    is stored as <id>.<k>."""
     from .transfer import import_runs
 
     with Results() as results:
