@@ -1,13 +1,15 @@
 """Every published figure has a comparison, a row in the report and, on the fixture run of
 test_report, a measured outcome or the reason it has none; verdicts and Spearman's rank
 correlation on cases worked out by hand."""
+from dataclasses import replace
+
 import pytest
 
 from serbench.published import FIGURES, STUDY_METHODS, PublishedFigure
 from serbench.report import render_run
 from serbench.report.data import Cell, Run, Stat
 from serbench.report.figures import Palette
-from serbench.report.reasons import reasons
+from serbench.report.reasons import reasons, shared_facts
 from serbench.report.sizes import size_entries
 from serbench.report.tasks import task_models
 from serbench.report.reference import (COMPARISONS, Measured, Pick, missing_reason, spearman,
@@ -151,7 +153,11 @@ def measured_from(cells):
 
 
 def reason_ids(fig, cells, run=None):
-    return {r.id: r.text for r in reasons(fig, measured_from(cells), run)}
+    """The figure's reasons, the libraries of the methods its outcome compares among them."""
+    measured = measured_from(cells)
+    outcome = COMPARISONS[fig.key](fig, measured)
+    return {r.id: r.text for r in reasons(fig, measured, run,
+                                          outcome.compared if outcome else frozenset())}
 
 
 TWEET_READ = next(fig for fig in FIGURES if fig.key == "tweet_read_seq_order")
@@ -172,23 +178,26 @@ def test_a_lazy_study_read_against_materialized_cells_is_a_reason():
     assert "lazy_read" not in reason_ids(TWEET_READ, unsteady)
 
 
-def test_json_text_data_size_toolchain_and_hardware_come_from_the_run():
+def test_json_text_and_data_size_come_from_the_run():
     cells = [made_cell("cpp", "bson", n=10_000), made_cell("java", "kryo", n=1000)]
     found = reason_ids(TWEET_READ, cells, made_run())
     assert found["json_text"] == ("C++ BSON (JSON text) stored JSON text; this run's cpp bson "
                                   "stores the format's own bytes")
     assert found["data_size"] == ("data size: the study 10,000,000 objects, this run "
                                   "n = 10,000 at most (1,000x fewer)")
-    assert "toolchain" not in found and "hardware" not in found  # the VLDB draft says neither
     inplace = next(fig for fig in FIGURES if fig.key == "read_seq_inplace")
     cpp = [made_cell("cpp", "handcoded", model="part"), made_cell("cpp", "inplace", model="part")]
-    found = reason_ids(inplace, cpp, made_run(cores=4))
-    assert found["toolchain"] == "toolchain: cpp: C++11 then, standard c++17, compiler g++ " \
-                                 "12.2.0 now"  # only the languages of its cells
-    assert found["hardware"] == ("hardware: the study c3.4xlarge, SSD (16 cores), this run "
-                                 "Test CPU (4 logical cores)")
-    assert "hardware" not in reason_ids(inplace, cpp, made_run(cores=16))
-    assert "data_size" not in found  # the study gives no size for it
+    assert "data_size" not in reason_ids(inplace, cpp, made_run(cores=4))  # the study gives none
+
+
+def test_the_hardware_and_toolchains_are_said_once_for_every_row():
+    # this run's and the reference study's; the blogs and the later study name neither
+    assert shared_facts(made_run(cores=4)) == (
+        "The same for every row, so not in its reasons: this run on Test CPU (4 logical "
+        "cores) with cpp standard c++17, compiler g++ 12.2.0, java java 21.0.5; the reference "
+        "study on c3.4xlarge, SSD (16 cores) with Java 8, C++11; the other sources name "
+        "neither hardware nor toolchains.")
+    assert shared_facts(None) == ""
 
 
 def test_gzip_mode_gives_the_other_mode_where_the_run_has_it():
@@ -202,9 +211,6 @@ def test_gzip_mode_gives_the_other_mode_where_the_run_has_it():
         "gzipping the whole file (the json file's gzip): 60 B (java) per object")
     # no json_gzip cells: nothing compared in the study's mode, no reason
     assert "gzip_mode" not in reason_ids(table_1, cells[1:])
-    # the sizes task's cells (no samples) are the figure's cells: their toolchain is known
-    assert reason_ids(table_1, cells, made_run())["toolchain"] == \
-        "toolchain: java: Java 8 then, java 21.0.5 now"
 
 
 def test_the_library_versions_of_the_figures_methods_come_from_the_drivers_info():
@@ -234,12 +240,18 @@ def test_labelled_cells_are_counted_and_a_clean_run_has_no_reason():
     assert reason_ids(fig, clean) == {}
 
 
-def test_the_chapter_has_a_reason_column(published_rows):
+def test_the_chapter_has_a_reason_column_and_says_what_every_row_shares_once(published_rows):
     rows = {r[0]: r for r in markdown_table(published_rows, "Published and measured")}
-    # the fixture's drivers: cpp g++ 12.2.0; Java and C++ cells of the SoCC study's summary
-    assert rows["every task: fastest Java / fastest C++"][6].startswith(
-        "toolchain: cpp: C++11 then, compiler g++ 12.2.0 now; java: Java 8 then,")
+    assert rows["every task: fastest Java / fastest C++"][6] == (
+        "1 of the 60 cells it needs ran unsteady (left out of the verdict)")
     assert rows["org: JSON / Protocol Buffers data size"][6] == "—"  # not measured: none
+    chapter = published_rows[published_rows.index("## Published figures beside this run"):]
+    caption = chapter[:chapter.index("**Published and measured**")]
+    # the fixture's drivers: g++ 12.2.0 (its Java driver's info reports the same toolchain)
+    assert "with rust rustc 1.95.0, cpp compiler g++ 12.2.0, java compiler g++ 12.2.0; the " \
+           "reference study on c3.4xlarge, SSD (16 cores) with Java 8, C++11" in caption
+    assert not any(text in row[6] for row in rows.values()
+                   for text in ("toolchain", "hardware", "g++", "c3.4xlarge"))
 
 
 def test_a_lazy_study_read_shows_access_beside_materialize_each_labelled():
@@ -266,3 +278,129 @@ def test_a_need_with_a_setting_counts_only_its_cells():
              made_cell("cpp", "handcoded", "net_aggregate", "sparse", n=1,
                        counters={"density": 0.01}, steady=False)]
     assert reason_ids(dense, cells)["unsteady"].startswith("1 of the 1 cells it needs ")
+
+
+# --- the reason column names the libraries of the methods each figure compares, no others ---
+
+def timed(language, method, ms, task="read_seq", model="part", n=1000, **fields):
+    return replace(made_cell(language, method, task, model, n=n, ms=ms), **fields)
+
+
+def sized(language, method, avg, model="part", **counters):
+    return made_cell(language, method, "sizes", model, "", counters={"avg_object_bytes": avg,
+                                                                      **counters})
+
+
+def micro(method, encode_ns, k=None, model="trade", n=100, language="java", **counters):
+    setting = "buffer=fresh" + (f" k={k}" if k else "")
+    return replace(made_cell(language, method, "micro", model, n=n),
+                   setting=setting, extra={"encode_ns": encode_ns * n, "decode_ns": 10 * n},
+                   counters=counters)
+
+
+def aggregated(language, method, ms, density):
+    return timed(language, method, ms, "net_aggregate", "sparse", n=1,
+                 counters={"density": density})
+
+
+SORTS = [timed("java", "kryo", 4, "sort_dedup"), timed("java", "json", 9, "sort_dedup"),
+         timed("cpp", "inplace", 2, "sort_dedup"), timed("cpp", "bson", 8, "sort_dedup")]
+# per figure: cells that include methods it needs but does not compare, and the
+# (language, method) pairs its outcome compares
+COMPARED = {
+    "part_size": ([sized("rust", "bincode", 100), sized("java", "java_builtin", 410),
+                   sized("cpp", "inplace", 174), sized("java", "kryo", 114)],
+                  {"rust bincode", "java java_builtin"}),
+    "trade_plain_binary": ([sized("cpp", "handcoded", 185, "trade"),
+                            sized("java", "handcoded", 190, "trade"),
+                            sized("java", "kryo", 150, "trade")],
+                           {"cpp handcoded", "java handcoded"}),
+    "org_size": ([sized("java", "json", 6000, "org"), sized("java", "protobuf", 2500, "org"),
+                  sized("java", "kryo", 2000, "org")], {"java json", "java protobuf"}),
+    "org_read": ([timed("java", "json", 20, model="org"), timed("java", "protobuf", 4, model="org"),
+                  timed("java", "kryo", 3, model="org")], {"java json", "java protobuf"}),
+    "org_memory": ([timed("java", m, 1, "memory", "org",
+                          counters={"retained_bytes_per_object": b})
+                    for m, b in (("json", 5000), ("protobuf", 6000), ("kryo", 100))],
+                   {"java json", "java protobuf"}),
+    "arrays_size": ([sized("java", m, b, "arrays")
+                     for m, b in (("xml", 60), ("protobuf", 15), ("handcoded", 10), ("kryo", 12))],
+                    {"java xml", "java protobuf", "java handcoded"}),
+    "read_seq_spread": ([timed("cpp", "inplace", 1), timed("java", "json_gzip", 50),
+                         timed("java", "kryo", 3), timed("rust", "bincode", 2)],
+                        {"cpp inplace", "java json_gzip"}),
+    "read_seq_inplace": ([timed("cpp", "handcoded", 3), timed("cpp", "inplace", 2),
+                          timed("cpp", "bson", 9)], {"cpp handcoded", "cpp inplace"}),
+    "read_rand_spread": ([timed("cpp", "inplace", 1), timed("java", "json_gzip", 50),
+                          timed("java", "kryo", 3), timed("cpp", "inplace", 5, "read_rand"),
+                          timed("java", "kryo", 8, "read_rand"),
+                          timed("java", "json", 7, "read_rand")],
+                         {"cpp inplace", "java json_gzip", "java kryo"}),
+    "read_rand_java_small": ([timed(lang, method, ms, "read_rand", n=n)
+                              for n in (10, 1000) for lang, method, ms in (
+                                  ("java", "kryo", 3), ("java", "json", 9),
+                                  ("cpp", "inplace", 1), ("cpp", "bson", 7))],
+                             {"java kryo", "cpp inplace"}),
+    "read_par_java_cpp": ([timed(lang, method, ms, "read_par", threads=4, setting="mode=seq")
+                           for lang, method, ms in (("java", "kryo", 3), ("java", "json", 9),
+                                                    ("cpp", "inplace", 1), ("cpp", "bson", 7))],
+                          {"java kryo", "cpp inplace"}),
+    "sort_java_cpp": (SORTS, {"java kryo", "cpp inplace"}),
+    "sort_spread": (SORTS, {"cpp inplace", "java json"}),
+    "aggregate_cpp_java_sparse": ([aggregated("java", "handcoded", 2, 0.01),
+                                   aggregated("java", "json", 9, 0.01),
+                                   aggregated("cpp", "inplace", 1, 0.01),
+                                   aggregated("cpp", "json_gzip", 7, 0.01),
+                                   aggregated("cpp", "bson", 5, 0.01)],
+                                  {"java handcoded", "cpp json_gzip"}),
+    "net_aggregate_spread": ([aggregated("java", "json_gzip", 9, 0.01),
+                              aggregated("cpp", "json_gzip", 7, 0.01),
+                              aggregated("cpp", "inplace", 1, 0.01),
+                              aggregated("java", "kryo", 3, 0.01)],
+                             {"java json_gzip", "cpp inplace"}),
+    "managed_unmanaged": ([timed("java", "handcoded", 2), timed("java", "json", 5),
+                           timed("cpp", "inplace", 1), timed("cpp", "boost_text", 3),
+                           timed("java", "kryo", 4, "write"), timed("java", "json", 6, "write"),
+                           timed("cpp", "protobuf", 2, "write"), timed("cpp", "bson", 8, "write"),
+                           timed("rust", "bincode", 1, "write")],
+                          {"java handcoded", "cpp inplace", "java kryo", "cpp protobuf"}),
+    "part_method_sizes": ([sized("java", "java_builtin", 410), sized("java", "kryo", 114),
+                           sized("cpp", "inplace", 174), sized("rust", "bincode", 100)],
+                          {"java java_builtin", "java kryo", "cpp inplace"}),
+    "tweet_read_seq_order": ([timed("java", "kryo", 2, model="tweet"),
+                              timed("java", "json", 9, model="tweet"),
+                              timed("cpp", "flatbuffers", 4, model="tweet"),
+                              timed("rust", "rkyv", 1, model="tweet")],
+                             {"java kryo", "java json", "cpp flatbuffers"}),
+    "trade_buffers": ([micro("handcoded_unsafe", 80), micro("handcoded_be", 400),
+                       micro("kryo", 300)], {"java handcoded_unsafe", "java handcoded_be"}),
+    "arrays_builtin_overhead": ([micro(m, 50, k, "arrays", encoded_bytes=b * k)
+                                 for k in (10, 100) for m, b in (("java_builtin", 2000),
+                                                                 ("handcoded", 1900),
+                                                                 ("kryo", 1950))],
+                                {"java java_builtin", "java handcoded"}),
+}
+
+
+def every_library_run():
+    """Each driver names a library of its own for every method: `lib-<method> <language>-1`."""
+    run = made_run()
+    run.drivers["rust"] = {"info": {}}
+    methods = {m for cells, _ in COMPARED.values() for c in cells for m in [c.method]}
+    for language, driver in run.drivers.items():
+        driver["info"]["methods"] = {m: {"libraries": {f"lib-{m}": f"{language}-1"}}
+                                     for m in methods}
+    return run
+
+
+@pytest.mark.parametrize("key", COMPARED)
+def test_the_reason_names_the_libraries_of_the_methods_a_figure_compares(key):
+    fig = next(fig for fig in FIGURES if fig.key == key)
+    cells, compared = COMPARED[key]
+    text = reason_ids(fig, cells, every_library_run())["libraries"]
+    assert text.startswith("libraries now (the study names no versions): ")
+    named = {item.split(":")[0] for item in text.split(": ", 1)[1].split("; ")}
+    assert named == compared
+    for item in text.split(": ", 1)[1].split("; "):
+        language, method = item.split(":")[0].split()
+        assert item == f"{language} {method}: lib-{method} {language}-1"

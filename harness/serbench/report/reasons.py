@@ -1,13 +1,15 @@
 """Why a published figure and this run's may differ: what the study declared it ran
 (published.py) against what the run's cells, counters and provenance hold. Each reason has
-one snake_case id; its text is computed, never written per figure."""
+one snake_case id; its text is computed, never written per figure. What every figure shares
+(the hardware and toolchains, this run's and the studies') is said once, in the chapter's
+caption (`shared_facts`), not in each row."""
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..published import PER_OBJECT, STUDY_METHODS, WHOLE_FILE, CellNeed, PublishedFigure
+from ..published import PER_OBJECT, STUDIES, STUDY_METHODS, WHOLE_FILE, CellNeed, PublishedFigure
 from .data import Cell, Run
 from .series import LANGUAGES
 from .sizes import SIZE_TASKS
@@ -138,17 +140,22 @@ def _toolchain(run: Run, language: str) -> str:
     return ", ".join(f"{k} {info[k]}" for k in TOOLCHAIN_FIELDS if k in info)
 
 
-def toolchain(fig, measured, cells, run) -> Reason | None:
-    study = fig.study
-    if run is None or study is None:
-        return None
-    languages = [lang for lang in LANGUAGES if lang in study.toolchains
-                 and any(c.language == lang for c in cells)]
-    then_now = [f"{lang}: {study.toolchains[lang]} then, "
-                f"{_toolchain(run, lang) or 'not recorded'} now" for lang in languages]
-    if not then_now:
-        return None
-    return Reason("toolchain", "toolchain: " + "; ".join(then_now))
+def shared_facts(run: Run | None) -> str:
+    """The hardware and toolchains of this run and of each study that names them: the same
+    for every figure, so the chapter's caption says them once."""
+    if run is None:
+        return ""
+    languages = [lang for lang in LANGUAGES if lang in run.drivers]
+    toolchains = ", ".join(f"{lang} {_toolchain(run, lang) or 'not recorded'}"
+                           for lang in languages)
+    studies = "; ".join(f"{source} on {study.hardware} ({study.cores} cores) with "
+                        f"{', '.join(study.toolchains.values())}"
+                        for source, study in STUDIES.items())
+    cpu = run.host.get("cpu_model") or "a CPU not recorded"
+    return (f"The same for every row, so not in its reasons: this run on {cpu} "
+            f"({run.host.get('logical_cores') or '?'} logical cores) with "
+            f"{toolchains or 'no driver recorded'}; {studies}; the other sources name neither "
+            "hardware nor toolchains.")
 
 
 def _libraries(run: Run, language: str, method: str) -> str:
@@ -159,29 +166,20 @@ def _libraries(run: Run, language: str, method: str) -> str:
     return ", ".join(f"{name} {version}" for name, version in sorted(named.items()))
 
 
-def libraries(fig, measured, cells, run) -> Reason | None:
-    """The library versions of the figure's methods in this run; the studies name none, so
-    a reader can at least see what changed since by the libraries' own histories."""
+def libraries(run: Run | None, compared) -> Reason | None:
+    """The library versions of the methods the figure compares (the outcome's), in this run;
+    the studies name none, so a reader can at least see what changed since by the libraries'
+    own histories."""
     if run is None:
         return None
-    methods = sorted({(c.language, c.method) for c in cells},
-                     key=lambda lm: (LANGUAGES.index(lm[0]) if lm[0] in LANGUAGES else 9, lm[1]))
+    methods = sorted(compared, key=lambda lm: (LANGUAGES.index(lm[0]) if lm[0] in LANGUAGES
+                                               else 9, lm[1]))
     named = [f"{language} {method}: {used}" for language, method in methods
              if (used := _libraries(run, language, method))]
     if not named:
         return None
     return Reason("libraries", "libraries now (the study names no versions): "
                                + "; ".join(named))
-
-
-def hardware(fig, measured, cells, run) -> Reason | None:
-    study = fig.study
-    cores = run and run.host.get("logical_cores")
-    if study is None or study.cores is None or not cores or cores == study.cores or not cells:
-        return None
-    return Reason("hardware", f"hardware: the study {study.hardware} ({study.cores} cores), "
-                              f"this run {run.host.get('cpu_model') or 'cpu not recorded'} "
-                              f"({cores} logical cores)")
 
 
 def _labelled(reason_id: str, what: str, pick: Callable[[Cell], bool]):
@@ -193,15 +191,20 @@ def _labelled(reason_id: str, what: str, pick: Callable[[Cell], bool]):
     return reason
 
 
-REASONS = (
-    lazy_read, json_text, gzip_mode, data_size, toolchain, libraries, hardware,
+STUDY_REASONS = (lazy_read, json_text, gzip_mode, data_size)
+LABELS = (
     _labelled("unsteady", "ran unsteady (left out of the verdict)", lambda c: c.steady is False),
     _labelled("cold_unproven", "not shown to be cold", lambda c: bool(c.cold_note)),
     _labelled("trusting", "read bytes without checking them", lambda c: c.trusting),
 )
 
 
-def reasons(fig: PublishedFigure, measured, run: Run | None) -> list[Reason]:
-    """Everything the run knows that may explain a difference from the published figure."""
+def reasons(fig: PublishedFigure, measured, run: Run | None, compared=frozenset()
+            ) -> list[Reason]:
+    """Everything the run knows that may explain a difference from the published figure;
+    `compared`: the (language, method) pairs its outcome shows."""
     cells = figure_cells(fig, measured)
-    return [r for check in REASONS if (r := check(fig, measured, cells, run)) is not None]
+    found = [check(fig, measured, cells, run) for check in STUDY_REASONS]
+    found.append(libraries(run, compared))
+    found += [check(fig, measured, cells, run) for check in LABELS]
+    return [r for r in found if r is not None]

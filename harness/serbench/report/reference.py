@@ -6,12 +6,13 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..published import FIGURES, ORG, STUDY_METHODS, TWEET_SCALE, TWEET_TASKS, PublishedFigure
 from ..steady import spearman
 from .blocks import Row, Section, Table
 from .data import Cell, Run
-from .reasons import reasons
+from .reasons import reasons, shared_facts
 from .series import LANGUAGES, Ranking, RankRow
 from .sizes import SizeEntry
 from .task_views import _per_object, micro_round_trips
@@ -29,11 +30,22 @@ class Measured:
         return next((tm for tm in self.tasks.get(task, []) if tm.model == model), None)
 
 
+Methods = frozenset  # of (language, method)
+
+
 @dataclass(frozen=True)
 class Outcome:
     measured: str
     note: str = ""
     verdict: str = ""  # same direction or reversed, and measured / published factor
+    # the (language, method) of every implementation whose figure the outcome shows: the
+    # libraries the reason column names are theirs
+    compared: Methods = Methods()
+
+
+def _both(languages, *methods: str) -> Methods:
+    """Each of `methods` in each language."""
+    return Methods((lang, method) for lang in languages for method in methods)
 
 
 def verdict(measured: float, published: float | None) -> str:
@@ -65,7 +77,8 @@ def size_range(fig: PublishedFigure, m: Measured) -> Outcome | None:
     low, high = entries[0], entries[-1]
     return Outcome(f"{low.avg:,.0f}–{high.avg:,.0f} B",
                    f"{len(entries)} method × language cells; smallest {low.label}, "
-                   f"largest {high.label}")
+                   f"largest {high.label}",
+                   compared=Methods({(low.language, low.method), (high.language, high.method)}))
 
 
 def method_size(method: str) -> Comparison:
@@ -74,7 +87,7 @@ def method_size(method: str) -> Comparison:
         if not found:
             return None
         return Outcome(", ".join(f"{e.avg:,.0f} B ({e.language})" for e in found),
-                       f"method {method}")
+                       f"method {method}", compared=_both({e.language for e in found}, method))
     return compare
 
 
@@ -114,7 +127,8 @@ def spread(fig: PublishedFigure, m: Measured) -> Outcome | None:
     left_out = "".join(_left_out(r.measured) for _, _, r in found)
     return Outcome(f"up to {multiple(ratio)} ({where}, n = {ranking.n:,})",
                    f"{slow.series.label} vs {fast.series.label}. At equal depth: {others}"
-                   f"{left_out}", verdict(ratio, fig.values["ratio"]))
+                   f"{left_out}", verdict(ratio, fig.values["ratio"]),
+                   Methods((r.series.key.language, r.series.key.method) for r in (slow, fast)))
 
 
 def _by_language(entries: list[SizeEntry], method: str) -> dict[str, SizeEntry]:
@@ -147,7 +161,8 @@ def size_ratio(numerator: str, denominator: str, published: float | None = None)
             text += f"; gzip {_ratios(gzip)}"
         ratios = {lang: top[lang].avg / bottom[lang].avg for lang in both}
         return Outcome(text, f"{numerator} / {denominator} bytes per object",
-                       _verdicts(ratios, published or fig.values.get("ratio")))
+                       _verdicts(ratios, published or fig.values.get("ratio")),
+                       _both(both, numerator, denominator))
     return compare
 
 
@@ -157,7 +172,8 @@ def arrays_ratio(fig: PublishedFigure, m: Measured) -> Outcome | None:
     if not found:
         return None
     return Outcome("; ".join(found), "relative to the hand-coded layout: the raw strings and "
-                   "ints plus 4-byte lengths")
+                   "ints plus 4-byte lengths",
+                   compared=Methods().union(*(p.compared for p in parts if p)))
 
 
 def time_ratio(numerator: str, denominator: str, published: float | None = None) -> Comparison:
@@ -182,7 +198,8 @@ def time_ratio(numerator: str, denominator: str, published: float | None = None)
         return Outcome(_ratios(pairs), f"{numerator} / {denominator} median time at "
                                        f"n = {ranking.n:,}{depth}"
                                        f"{_left_out(ranking.measured)}",
-                       _verdicts({lang: a / b for lang, (a, b) in pairs.items()}, published))
+                       _verdicts({lang: a / b for lang, (a, b) in pairs.items()}, published),
+                       _both(langs, numerator, denominator))
     return compare
 
 
@@ -213,7 +230,8 @@ def round_trip_ratio(slow: str, fast: str) -> Comparison:
                   / trips[(fast, lang, buffer)] for lang, buffer in pairs}
         published = fig.values[f"{slow}_ns"] / fig.values["direct_ns"]
         return Outcome(text, f"{slow} vs {fast}: encode + decode per object, materialized, "
-                             f"at n = {tm.n:,}{left_out}", _verdicts(ratios, published))
+                             f"at n = {tm.n:,}{left_out}", _verdicts(ratios, published),
+                       _both({lang for lang, _ in pairs}, slow, fast))
     return compare
 
 
@@ -248,10 +266,11 @@ def fetch_size_and_time(slow: str, fast: str) -> Comparison:
             return None
         model, cells = got
         by = {(s.key.method, s.key.language, c.n): c for s, c in cells}
-        parts, magnified, published = [], {}, {}
+        parts, magnified, published, languages = [], {}, {}, set()
         for (method, lang, n), c in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
             other = by.get((fast, lang, n))
             if method == slow and other is not None and other.counters.get("bytes_moved"):
+                languages.add(lang)
                 size = c.counters.get("bytes_moved", 0) / other.counters["bytes_moved"]
                 time = c.total.median / other.total.median
                 parts.append(f"{lang} n = {n:,}/server: size {multiple(size)}, time "
@@ -269,7 +288,7 @@ def fetch_size_and_time(slow: str, fast: str) -> Comparison:
                        f"ratio (1: time follows size), published "
                        + ", ".join(f"{multiple(p)} at {at:,} objects"
                                    for at, p in sorted(published.items())),
-                       verdicts)
+                       verdicts, _both(languages, slow, fast))
     return compare
 
 
@@ -281,7 +300,7 @@ def fetch_in_place(fig: PublishedFigure, m: Measured) -> Outcome | None:
     model, cells = got
     smallest = min(c.n for _, c in cells)
     at = [(s, c) for s, c in cells if c.n == smallest]
-    parts, ratios = [], {}
+    parts, ratios, compared = [], {}, set()
     for s, c in at:
         if s.key.method not in IN_PLACE:
             continue
@@ -293,11 +312,13 @@ def fetch_in_place(fig: PublishedFigure, m: Measured) -> Outcome | None:
                          f"{o.key.method} {_duration(oc.total.median)}: "
                          f"{multiple(oc.total.median / c.total.median)}")
             ratios[f"{s.key.language} {s.key.method}"] = oc.total.median / c.total.median
+            compared |= {(s.key.language, s.key.method), (o.key.language, o.key.method)}
     if not parts:
         return None
     return Outcome("; ".join(parts), f"closest competitor / in-place, n = {smallest:,} per "
                                      f"server, on {model}; on a shaped link the bytes moved "
-                                     "bound both", _verdicts(ratios, fig.values["ratio"]))
+                                     "bound both", _verdicts(ratios, fig.values["ratio"]),
+                   Methods(compared))
 
 
 # -- per-method figures and ratios between chosen implementations ----------------------------
@@ -351,6 +372,12 @@ def _times(tm: TaskModel, fig: PublishedFigure, group: Group = _one_group,
     return {where: times for where, (_, times) in best.items()}
 
 
+class Picked(NamedTuple):
+    label: str  # "language · method"
+    ns: float
+    key: tuple[str, str]  # (language, method)
+
+
 @dataclass(frozen=True)
 class Pick:
     """One side of a ratio: a language's fastest (or slowest) of `methods` (any when empty)."""
@@ -358,17 +385,17 @@ class Pick:
     methods: tuple[str, ...] = ()
     slowest: bool = False
 
-    def of(self, times: dict[tuple[str, str], float]) -> tuple[str, float] | None:
+    def of(self, times: dict[tuple[str, str], float]) -> Picked | None:
         found = {method: t for (lang, method), t in times.items()
                  if lang == self.language and (not self.methods or method in self.methods)}
         if not found:
             return None
         method = (max if self.slowest else min)(found, key=found.get)
-        return f"{self.language} · {method}", found[method]
+        return Picked(f"{self.language} · {method}", found[method], (self.language, method))
 
 
 def _pairs(tms: list[TaskModel], fig: PublishedFigure, slow: Pick, fast: Pick,
-           group: Group) -> list[tuple[str, tuple[str, float], tuple[str, float]]]:
+           group: Group) -> list[tuple[str, Picked, Picked]]:
     """(where, slow's, fast's) for each task model and group that has both."""
     found = []
     for tm in tms:
@@ -396,8 +423,12 @@ def time_pair(slow: Pick, fast: Pick, group: Group = _one_group) -> Comparison:
                       for _, a, b in found),
             "; ".join(f"{where}: " * (len(found) > 1) + verdict(
                 a[1] / b[1], by_model.get(where.split(",")[0], fig.values.get("ratio")))
-                for where, a, b in found))
+                for where, a, b in found), _picked(found))
     return compare
+
+
+def _picked(found: list[tuple[str, Picked, Picked]]) -> Methods:
+    return Methods(p.key for _, a, b in found for p in (a, b))
 
 
 def method_over_fastest(method: str) -> Comparison:
@@ -411,12 +442,13 @@ def method_over_fastest(method: str) -> Comparison:
                 (t, lang), fastest = max(slow), min(times, key=times.get)
                 found.append((t / times[fastest], tm, f"{lang} · {method} {_duration(t)} vs "
                                                       f"{' · '.join(fastest)} "
-                                                      f"{_duration(times[fastest])}"))
+                                                      f"{_duration(times[fastest])}",
+                              Methods({(lang, method), fastest})))
         if not found:
             return None
-        ratio, tm, pair = max(found, key=lambda f: f[0])
+        ratio, tm, pair, compared = max(found, key=lambda f: f[0])
         return Outcome(f"up to {multiple(ratio)} ({tm.model}, n = {tm.n:,})", pair,
-                       verdict(ratio, fig.values["ratio"]))
+                       verdict(ratio, fig.values["ratio"]), compared)
     return compare
 
 
@@ -431,13 +463,18 @@ def managed_unmanaged(fig: PublishedFigure, m: Measured) -> Outcome | None:
     return Outcome(f"median {multiple(median)} over {len(found)} task × model "
                    f"({multiple(ratios[0])}–{multiple(ratios[-1])})",
                    "; ".join(f"{where} {multiple(a[1] / b[1])}" for where, a, b in found),
-                   verdict(median, fig.values["ratio"]))
+                   verdict(median, fig.values["ratio"]), _picked(found))
 
 
 def _study_cells(fig: PublishedFigure, measured: dict[tuple[str, str], float]) -> list:
     """(study's name, published, measured) for the figure's methods this run has."""
     return [(name, value, measured[key]) for name, value in fig.values.items()
             if (key := (STUDY_METHODS[name].language, STUDY_METHODS[name].method)) in measured]
+
+
+def _study_methods(found: list) -> Methods:
+    return Methods((STUDY_METHODS[name].language, STUDY_METHODS[name].method)
+                   for name, _, _ in found)
 
 
 def _differences(fig: PublishedFigure, found: list) -> str:
@@ -462,7 +499,7 @@ def method_sizes(fig: PublishedFigure, m: Measured) -> Outcome | None:
     if len(found) >= 3:
         judged += "; " + order_verdict(spearman([v for _, v, _ in found],
                                                 [a for _, _, a in found]), len(found))
-    return Outcome(text, _differences(fig, found), judged)
+    return Outcome(text, _differences(fig, found), judged, _study_methods(found))
 
 
 def method_order(fig: PublishedFigure, m: Measured) -> Outcome | None:
@@ -484,7 +521,8 @@ def method_order(fig: PublishedFigure, m: Measured) -> Outcome | None:
                    order_verdict(spearman([p for _, p, _ in found], [t for _, _, t in found]),
                                  len(found))
                    + f"; slowest / fastest {multiple(measured)}, published "
-                     f"{multiple(published)}: factor {measured / published:.2f}")
+                     f"{multiple(published)}: factor {measured / published:.2f}",
+                   _study_methods(found))
 
 
 def _lazy_beside(fig: PublishedFigure, tm: TaskModel) -> str:
@@ -501,21 +539,22 @@ def _lazy_beside(fig: PublishedFigure, tm: TaskModel) -> str:
         f"{name} access {_duration(a)} (materialize {_duration(b)})" for name, a, b in both)
 
 
-def _steady_spread(tm: TaskModel) -> float | None:
+def _steady_spread(tm: TaskModel) -> tuple[float, RankRow, RankRow] | None:
+    """(slowest / fastest, fastest, slowest) at depth materialize, steady cells only."""
     rankings = tm.rankings()
     ranking = next((r for r in rankings if r.depth == "materialize"), None)
-    got = _spread(ranking) if ranking else None
-    return got[0] if got else None
+    return _spread(ranking) if ranking else None
 
 
 def rand_against_seq(fig: PublishedFigure, m: Measured) -> Outcome | None:
     """Slowest / fastest of random reads against sequential, per model, materializing."""
-    found = []
+    found, rows = [], []
     for tm in m.tasks.get("read_rand", []):
         seq = m.task_model("read_seq", tm.model)
         rand_spread, seq_spread = _steady_spread(tm), seq and _steady_spread(seq)
         if rand_spread and seq_spread:
-            found.append((tm.model, rand_spread, seq_spread))
+            found.append((tm.model, rand_spread[0], seq_spread[0]))
+            rows += [*rand_spread[1:], *seq_spread[1:]]
     if not found:
         return None
     return Outcome("; ".join(f"{model}: random {multiple(r)}, sequential {multiple(s)}"
@@ -523,12 +562,13 @@ def rand_against_seq(fig: PublishedFigure, m: Measured) -> Outcome | None:
                    "slowest / fastest median, depth materialize",
                    "; ".join(f"{model}: " * (len(found) > 1) + verdict(s / r, None)
                              .replace("measured", "sequential / random")
-                             for model, r, s in found))
+                             for model, r, s in found),
+                   Methods((r.series.key.language, r.series.key.method) for r in rows))
 
 
 def java_gap_by_n(fig: PublishedFigure, m: Measured) -> Outcome | None:
     """Fastest Java / fastest C++ at each n of the random reads: largest at the smallest?"""
-    found = []
+    found, compared = [], set()
     for tm in m.tasks.get(fig.task, []):
         gaps = {}
         for n in sorted({n for s in tm.series for n in s.measured_ns}):
@@ -536,6 +576,7 @@ def java_gap_by_n(fig: PublishedFigure, m: Measured) -> Outcome | None:
             java, cpp = Pick("java").of(times), Pick("cpp").of(times)
             if java and cpp:
                 gaps[n] = java[1] / cpp[1]
+                compared |= {java.key, cpp.key}
         if len(gaps) >= 2:
             found.append((tm.model, gaps))
     if not found:
@@ -544,7 +585,8 @@ def java_gap_by_n(fig: PublishedFigure, m: Measured) -> Outcome | None:
                                                       for n, g in gaps.items())
                              for model, gaps in found),
                    "fastest Java / fastest C++ median per n, depth materialize",
-                   "; ".join(f"{model}: " + _gap_verdict(gaps) for model, gaps in found))
+                   "; ".join(f"{model}: " + _gap_verdict(gaps) for model, gaps in found),
+                   Methods(compared))
 
 
 def _gap_verdict(gaps: dict[int, float]) -> str:
@@ -571,7 +613,8 @@ def memory_ratio(numerator: str, denominator: str) -> Comparison:
                      / fig.values[f"{denominator}_memory_mb"])
         return Outcome(", ".join(f"{multiple(r)} ({lang})" for lang, r in ratios.items()),
                        f"{numerator} / {denominator} retained bytes per object at "
-                       f"n = {tm.n:,}", _verdicts(ratios, published))
+                       f"n = {tm.n:,}", _verdicts(ratios, published),
+                       _both(ratios, numerator, denominator))
     return compare
 
 
@@ -591,7 +634,7 @@ def java_buffers(fig: PublishedFigure, m: Measured) -> Outcome | None:
     judged = (order_verdict(spearman([sum(fig.values[k]) for k in found], list(found.values())),
                             len(found)) if len(found) >= 3 else "")
     return Outcome(text, f"encode + decode per object, materialized, the faster buffer, at "
-                         f"n = {tm.n:,}", judged)
+                         f"n = {tm.n:,}", judged, _both(["java"], *found))
 
 
 def _java_micro(m: Measured, model: str) -> dict[tuple[str, str], Cell]:
@@ -606,7 +649,7 @@ def _java_micro(m: Measured, model: str) -> dict[tuple[str, str], Cell]:
 def arrays_time(fig: PublishedFigure, m: Measured) -> Outcome | None:
     """Per phase, each method's ns per object / Java built-in's, over the k and buffers."""
     cells = _java_micro(m, fig.model)
-    parts, verdicts = [], []
+    parts, verdicts, compared = [], [], set()
     for method, published in fig.values.items():
         for phase in ("encode", "decode"):
             ratios = sorted(a / b for (meth, setting), c in cells.items() if meth == method
@@ -617,10 +660,12 @@ def arrays_time(fig: PublishedFigure, m: Measured) -> Outcome | None:
                 parts.append(f"{method} {phase} {multiple(ratios[0])}–{multiple(ratios[-1])}")
                 verdicts.append(f"{method} {phase}: " + verdict(
                     statistics.median(ratios), published if phase == "encode" else None))
+                compared |= _both(["java"], method, "java_builtin")
     if not parts:
         return None
     return Outcome("; ".join(parts), "Java, per object, / java_builtin at the same k and "
-                                     "buffer, lowest–highest", "; ".join(verdicts))
+                                     "buffer, lowest–highest", "; ".join(verdicts),
+                   Methods(compared))
 
 
 def builtin_overhead(fig: PublishedFigure, m: Measured) -> Outcome | None:
@@ -640,7 +685,8 @@ def builtin_overhead(fig: PublishedFigure, m: Measured) -> Outcome | None:
                    "java_builtin bytes per object minus handcoded's; constant: within 16 B "
                    "across k",
                    "same direction (constant)" if high - low <= 16 else
-                   f"differs (varies by {high - low:,.0f} B across k)")
+                   f"differs (varies by {high - low:,.0f} B across k)",
+                   _both(["java"], "java_builtin", "handcoded"))
 
 
 COMPARISONS: dict[str, Comparison] = {
@@ -742,7 +788,8 @@ def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FI
     difference; links to its cells."""
     rows = []
     for fig, outcome in published_outcomes(measured, figures):
-        why = "; ".join(r.text for r in reasons(fig, measured, measured.run)) if outcome else ""
+        why = "; ".join(r.text for r in reasons(fig, measured, measured.run, outcome.compared)
+                        ) if outcome else ""
         rows.append(Row([fig.subject, fig.figure, fig.source,
                          outcome.measured if outcome else "—",
                          outcome.note if outcome else missing_reason(fig, measured),
@@ -757,8 +804,8 @@ def published_section(measured: Measured) -> Section:
                   links_column="cells")
     return Section("published", "Published figures beside this run",
                    "The reference studies' figures come from other machines, library versions "
-                   "and data sizes: compare shapes and ratios, not absolute values.",
-                   blocks=[table])
+                   "and data sizes: compare shapes and ratios, not absolute values. "
+                   + shared_facts(measured.run), blocks=[table])
 
 
 NETWORK_FIGURES = tuple(fig for fig in FIGURES if (fig.task or "").startswith("net_"))
@@ -780,4 +827,4 @@ def network_findings_section(measured: Measured) -> Section | None:
     return Section("network-findings", "Network: the studies' findings beside this run",
                    "What the reference study (SoCC) and the later study (VLDB draft) found on "
                    "networks, beside the same ratios measured by this run's nodes in every "
-                   "language it ran.", blocks=[table])
+                   "language it ran. " + shared_facts(measured.run), blocks=[table])
