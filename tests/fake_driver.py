@@ -18,17 +18,28 @@ Misbehaviour is chosen through the environment:
                         variant" (variant - for the default)
   FAKE_DRIVER_VARIANTS  comma-separated variants its method offers (read like the default)
   FAKE_DRIVER_METHODS   comma-separated names under which it offers the same method too
+  FAKE_DRIVER_TIMES     report synthetic times instead of its own, for the statistics' tests:
+                        comma-separated key=value of `shift` (every time x it: a whole run
+                        faster or slower), `drift` and `period` (the machine's speed swings by
+                        +-drift over period seconds of wall time, shared by every process),
+                        `burst` (the chance a repetition is 3x slower: a neighbour), `noise`
+                        (each repetition's lognormal spread), `process` (each process's own
+                        lognormal luck), `slow` (method:factor, a method made slower) and
+                        `seed`. A method's base time follows from its name, task and depth.
 """
 from __future__ import annotations
 
 import ctypes
 import itertools
 import json
+import math
 import mmap
 import os
+import random
 import struct
 import sys
 import time
+import zlib
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
@@ -295,6 +306,36 @@ def micro(params: dict, model: str) -> dict:
             "encoded_bytes": sum(map(len, encoded))}
 
 
+def synthetic_times() -> dict | None:
+    text = os.environ.get("FAKE_DRIVER_TIMES")
+    if not text:
+        return None
+    settings = dict(pair.split("=", 1) for pair in text.split(","))
+    slow = settings.pop("slow", "")
+    numbers = {k: float(v) for k, v in settings.items()}
+    rng = random.Random(f"{numbers.get('seed', 0)}:{os.getpid()}")
+    return {"shift": numbers.get("shift", 1.0), "drift": numbers.get("drift", 0.0),
+            "period": numbers.get("period", 10.0), "burst": numbers.get("burst", 0.0),
+            "noise": numbers.get("noise", 0.0), "rng": rng,
+            "luck": rng.lognormvariate(0, numbers.get("process", 0.0)),
+            "slow": dict((name, float(f)) for name, f in
+                         (item.split(":") for item in slow.split("+") if item))}
+
+
+SYNTHETIC = synthetic_times()
+
+
+def synthetic_ns(method: str, task: str, depth: str) -> int:
+    """A repetition's time under FAKE_DRIVER_TIMES: the method's base on a machine that
+    drifts, bursts and shifts, with the process's luck and the repetition's noise."""
+    t = SYNTHETIC
+    base = 100_000 * (1 + zlib.crc32(f"{method}/{task}/{depth}".encode()) % 7)
+    machine = 1 + t["drift"] * math.sin(2 * math.pi * time.time() / t["period"])
+    burst = 3.0 if t["rng"].random() < t["burst"] else 1.0
+    return round(base * t["slow"].get(method, 1.0) * t["shift"] * machine * burst * t["luck"]
+                 * t["rng"].lognormvariate(0, t["noise"]))
+
+
 def op_run(req: dict) -> dict:
     task, model, params = req["task"], req["model"], req["params"]
     method = req["method"]
@@ -343,6 +384,9 @@ def op_run(req: dict) -> dict:
         t0 = time.perf_counter_ns()
         out = job(clock)
         total = time.perf_counter_ns() - t0
+        if SYNTHETIC is not None:
+            total = synthetic_ns(method, task, req["depth"])
+            clock.io_ns = min(clock.io_ns, total)
         sample = {"rep": rep, "warmup": warmup, "total_ns": total,
                   "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns}
         if cached is not None:

@@ -1,13 +1,14 @@
 """compare: two runs matched cell by cell, median of measured samples, ratio B / A."""
 from __future__ import annotations
 
+import random
 import statistics
 
 import pytest
 from click.testing import CliRunner
 
 from serbench.cli import cli
-from serbench.compare import compare_runs, label
+from serbench.compare import compare_runs, label, shift_line
 from serbench.results import Results, ResultsError
 from test_runner import PLAN, StopAfter, home, run, use  # noqa: F401  (home is a fixture)
 
@@ -95,20 +96,89 @@ def test_cells_measured_under_another_protocol_are_flagged_and_left_out_of_the_m
             in " ".join(result.output.split()))
 
 
-@pytest.mark.parametrize("b, verdict", [
-    ([200, 202, 199, 205, 201], "slower"),         # twice the time, no overlap
-    ([50, 51, 49, 52, 50], "faster"),
-    ([101, 99, 103, 100, 102], "no difference"),   # the same distribution
-    ([80, 130, 95, 120, 100], "no difference"),    # wide spread around the same median
-])
-def test_each_ratio_has_a_bootstrap_interval_and_a_verdict(b, verdict):
+@pytest.mark.parametrize("b", [[200, 202, 199, 205, 201], [101, 99, 103, 100, 102]])
+def test_each_ratio_has_a_seeded_bootstrap_interval_of_its_samples(b):
     from serbench.compare import Row, ratio_interval
     a = [100, 102, 98, 101, 99]
-    row = Row({}, a, b)
-    low, high = row.interval
-    assert low <= row.ratio <= high
-    assert row.verdict == verdict
+    low, high = Row({}, a, b).interval
+    assert low <= Row({}, a, b).ratio <= high
     assert ratio_interval(a, b) == ratio_interval(a, b), "seeded: the same interval each time"
+
+
+def rows_of(pairs: list[tuple[str, str, float, float]], rounds: int = 6, spread: float = 0.0,
+            seed: int = 1) -> list:
+    """Rows of (task, method, median A, median B), each side's rounds spread around it."""
+    from serbench.compare import Row
+    rng = random.Random(seed)
+
+    def side(ns):
+        return {r: ns * rng.lognormvariate(0, spread) for r in range(rounds)}
+
+    rows = []
+    for task, method, a, b in pairs:
+        ra, rb = side(a), side(b)
+        rows.append(Row({"task": task, "language": "rust", "method": method}, [round(v) for v in
+                        ra.values()], [round(v) for v in rb.values()], [], ra, rb))
+    return rows
+
+
+def judged(rows):
+    from serbench.compare import Comparison, judge
+    comparison = Comparison("a", "b", rows=rows)
+    judge(comparison)
+    return comparison
+
+
+def test_a_whole_run_shift_is_the_machines_and_cells_are_judged_after_it():
+    rng = random.Random(4)
+    pairs = [("read_seq", f"m{i}", 100.0, 93 * rng.lognormvariate(0, 0.03)) for i in range(60)]
+    pairs[7] = ("read_seq", "m7", 100.0, 200.0)  # one cell really doubled
+    comparison = judged(rows_of(pairs, spread=0.01))
+    assert comparison.shift.ratio == pytest.approx(0.93, abs=0.01) and comparison.shift.established
+    verdicts = {r.identity["method"]: r.verdict for r in comparison.rows}
+    assert verdicts.pop("m7") == "slower"
+    assert sum(v != "no difference" for v in verdicts.values()) <= 3, "7 % faster is the machine"
+    assert "run B was 7 % faster on every cell" in shift_line(comparison.shift)
+
+
+def simulated_runs(rng, methods=12, models=4, cells_per_model=3, slow=None):
+    """Two runs of one machine: each cell's true time, each run's whole-run shift, each
+    process's luck (a method x model's, shared by its cells), a cell's own run-to-run noise,
+    bursts, and rounds with their own noise; `slow`: (method, factor) in run B only."""
+    shift_b = rng.lognormvariate(0, 0.05)
+    pairs = []
+    for m in range(methods):
+        factor = slow[1] if slow and slow[0] == f"m{m}" else 1.0
+        for _ in range(models):
+            luck_a, luck_b = rng.lognormvariate(0, 0.03), rng.lognormvariate(0, 0.03)
+            for c in range(cells_per_model):
+                true = 1e5 * rng.lognormvariate(0, 1)
+                burst = 2.0 if rng.random() < 0.02 else 1.0
+                a = true * luck_a * rng.lognormvariate(0, 0.05)
+                b = true * luck_b * shift_b * factor * burst * rng.lognormvariate(0, 0.05)
+                pairs.append(("read_seq" if c % 2 else "micro", f"m{m}", a, b))
+    return judged(rows_of(pairs, spread=0.04, seed=rng.random()))
+
+
+def test_on_two_identical_runs_at_most_5_percent_of_cells_are_flagged():
+    rng = random.Random(21)
+    flagged = cells = methods_flagged = 0
+    for _ in range(40):
+        comparison = simulated_runs(rng)
+        flagged += sum(r.verdict != "no difference" for r in comparison.rows)
+        cells += len(comparison.rows)
+        methods_flagged += len(comparison.methods)
+    assert flagged / cells <= 0.05
+    assert methods_flagged / (40 * 12) <= 0.05, "a method flagged with nothing changed"
+
+
+def test_a_method_made_20_percent_slower_is_found_in_at_least_90_percent_of_comparisons():
+    rng = random.Random(22)
+    found = 0
+    for _ in range(40):
+        comparison = simulated_runs(rng, slow=("m3", 1.2))
+        found += any(m.method == "m3" and m.ratio > 1 for m in comparison.methods)
+    assert found / 40 >= 0.9
 
 
 def test_runs_from_different_hosts_are_flagged(home, monkeypatch):
@@ -157,3 +227,48 @@ def test_a_report_compares_its_run_with_a_baseline(home, monkeypatch, tmp_path):
         assert f"| {task} | {multiple(mean)} |" in text
     with pytest.raises(ReportError, match="baseline: no run 'nope'"):
         render_run(db, "b", tmp_path / "out", baseline="nope")
+
+
+NOISY_PLAN = """
+name = "noisy"
+[params]
+n = [5]
+warmups = 0
+repetitions = 1
+rounds_min = 6
+rounds_max = 8
+min_sample_ms = 0.001
+buffers = ["reused"]
+forks = 0
+iterations = 1
+raw = false
+[[group]]
+tasks = ["read_seq", "read_rand", "micro"]
+models = ["trade"]
+"""
+METHODS = "alpha,beta,gamma,delta,epsilon,zeta,eta"
+# the machine drifts by +-3 % over a minute (each set of interleaved cells sees it alike),
+# bursts hit 2 % of repetitions, repetitions spread 3 %, processes 2 %
+NOISE = "drift=0.03,period=60,burst=0.02,noise=0.03,process=0.02"
+
+
+def test_compare_through_the_fake_driver_sees_the_shift_and_the_slowed_method(home, monkeypatch):
+    """Real runs of the fake driver whose times drift, burst and differ per process: two
+    identical runs but for a 7 % faster machine flag at most 5 % of cells; a method made
+    30 % slower is found, its cells slower."""
+    use(monkeypatch, home, methods=METHODS, times=f"seed=1,{NOISE}")
+    run(home, NOISY_PLAN, run_id="a")
+    use(monkeypatch, home, methods=METHODS, times=f"seed=2,shift=0.93,{NOISE}")
+    run(home, NOISY_PLAN, run_id="b")
+    use(monkeypatch, home, methods=METHODS, times=f"seed=3,slow=beta:1.3,{NOISE}")
+    run(home, NOISY_PLAN, run_id="c")
+    with Results(home / "results.duckdb", read_only=True) as results:
+        same = compare_runs(results, "a", "b")
+        slowed = compare_runs(results, "a", "c")
+    assert len(same.rows) >= 40
+    assert same.shift.ratio == pytest.approx(0.93, abs=0.05) and same.shift.established
+    assert "run B was" in shift_line(same.shift) and "faster on every cell" in shift_line(same.shift)
+    assert sum(r.verdict != "no difference" for r in same.rows) <= 0.05 * len(same.rows)
+    assert [(m.method, m.ratio > 1) for m in slowed.methods] == [("beta", True)]
+    beta = [r for r in slowed.rows if r.identity["method"] == "beta"]
+    assert sum(r.verdict == "slower" for r in beta) >= len(beta) / 2

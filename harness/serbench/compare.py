@@ -7,9 +7,23 @@ numbers; the others are counted, never compared. A pair measured under different
 (warm-ups, repetitions, iterations, forks, a floor paired in rounds) is flagged with what
 differs and left out of the geometric mean: its ratio mixes the change with the method.
 
-Each ratio carries a 95 % confidence interval (percentile bootstrap of the ratio of medians,
-resampling each side's measured samples; seeded, so a comparison is reproducible) and a
-verdict: `faster` or `slower` when the interval excludes 1, `no difference` when it does not.
+Two runs of the same build on one machine differ by more than their samples say: the whole
+run shifts (a neighbour, the host's clock), and every process has its own luck. So a cell is
+judged against real run-to-run variation, not its own samples alone (stats.py):
+
+- the run-wide shift: the median log ratio over the cells measured the same way (per task
+  when a task has MIN_TASK_CELLS of them), with its interval; "run B was 7 % faster on every
+  cell" is the machine, not the code;
+- each cell's residual, its log ratio less its task's shift, is judged against the root of
+  its within-run variance (from each run's rounds) plus its task's between-run variance
+  (robust: the spread of the task's residuals beyond what the rounds explain): `slower` or
+  `faster` beyond stats.CELL_Z of that, else `no difference`; `band` is the range of ratios
+  that noise explains;
+- each language × method's mean residual over its cells, flagged when it stands out from the
+  other methods' (a change in one method's code moves all its cells).
+
+Each ratio also carries the 95 % interval of the ratio of medians from the two runs' own
+samples (a seeded percentile bootstrap): what the samples alone would claim.
 """
 from __future__ import annotations
 
@@ -17,9 +31,11 @@ import json
 import math
 import random
 import statistics
+from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from . import stats
 from .provenance import host_name
 from .results import Results
 
@@ -33,6 +49,8 @@ MEDIANS = f"""
 SELECT {", ".join(f"c.{k}" for k in IDENTITY)}, c.status,
        list(s.total_ns ORDER BY s.rep, json_extract(s.extra, '$.fork'))
            FILTER (NOT s.warmup) AS times,
+       list(coalesce(CAST(json_extract(s.extra, '$.round') AS INTEGER), -1 - s.rep)
+            ORDER BY s.rep, json_extract(s.extra, '$.fork')) FILTER (NOT s.warmup) AS rounds,
        c.params,
        count(DISTINCT json_extract(s.extra, '$.fork')) AS forks,
        bool_or(json_extract(s.extra, '$.floor_ns') IS NOT NULL) AS floor_paired
@@ -53,6 +71,11 @@ class Row:
     times_b: list[int]
     # how the two were measured differently, e.g. ["repetitions 5 -> 3"]; empty: the same
     protocol: list[str] = field(default_factory=list)
+    rounds_a: dict[int, float] = field(default_factory=dict)  # stats.observations
+    rounds_b: dict[int, float] = field(default_factory=dict)
+    # set by judge(): the ratios run-to-run noise explains, and the verdict against them
+    band: tuple[float, float] = (0.0, math.inf)
+    verdict: str = "no difference"
 
     @property
     def median_a(self) -> float:
@@ -71,9 +94,12 @@ class Row:
         return ratio_interval(self.times_a, self.times_b)
 
     @property
-    def verdict(self) -> str:
-        low, high = self.interval
-        return "slower" if low > 1 else "faster" if high < 1 else "no difference"
+    def residual(self) -> float | None:
+        """log(ratio) less the log of the middle of its band (its task's shift)."""
+        low, high = self.band
+        if not (0 < low and high < math.inf and 0 < self.ratio < math.inf):
+            return None
+        return math.log(self.ratio) - (math.log(low) + math.log(high)) / 2
 
 
 @dataclass
@@ -85,6 +111,10 @@ class Comparison:
     only_b: int = 0
     not_ok: list[tuple[dict, str, str]] = field(default_factory=list)  # identity, status A, B
     hosts: tuple[str, str] | None = None  # the two host names, when they differ
+    shift: stats.Shift | None = None  # the run-wide shift B / A (judge)
+    task_shifts: dict[str, stats.Shift] = field(default_factory=dict)
+    sigma: dict[str, float] = field(default_factory=dict)  # between-run noise per task, log
+    methods: list["MethodShift"] = field(default_factory=list)  # methods that stand out
 
     @property
     def geometric_mean(self) -> float | None:
@@ -103,6 +133,57 @@ class Comparison:
         return [r for r in self.rows if 0 < r.ratio < math.inf and not r.protocol]
 
 
+@dataclass(frozen=True)
+class MethodShift:
+    """A language × method whose cells moved together, beyond its task shifts."""
+    language: str
+    method: str
+    ratio: float   # exp(mean residual): B / A beyond the run's shift
+    cells: int
+    score: float   # robust z among the methods' means
+
+
+def judge(comparison: Comparison) -> None:
+    """The run-wide shift, each task's, each cell's verdict and band, and the methods that
+    stand out, from the rows measured the same way (the others are judged by them)."""
+    rows = comparison.comparable
+    if not rows:
+        return
+    comparison.shift = stats.shift([math.log(r.ratio) for r in rows])
+    by_task: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_task[row.identity["task"]].append(row)
+    for task, mine in by_task.items():
+        basis = mine if len(mine) >= stats.MIN_TASK_CELLS else rows
+        comparison.task_shifts[task] = stats.shift([math.log(r.ratio) for r in basis])
+        centre = math.log(comparison.task_shifts[task].ratio)
+        comparison.sigma[task] = stats.between_run_sigma(
+            [math.log(r.ratio) - centre for r in basis],
+            [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in basis])
+    for row in comparison.rows:
+        task = row.identity["task"]
+        if task not in comparison.task_shifts or not 0 < row.ratio < math.inf:
+            continue
+        centre = math.log(comparison.task_shifts[task].ratio)
+        within = stats.cell_within_var(row.rounds_a, row.rounds_b)
+        row.verdict = stats.cell_verdict(math.log(row.ratio) - centre, within,
+                                         comparison.sigma[task])
+        half = stats.CELL_Z * math.sqrt(within + comparison.sigma[task] ** 2)
+        row.band = (math.exp(centre - half), math.exp(centre + half))
+    comparison.methods = _methods_apart(rows)
+
+
+def _methods_apart(rows: list[Row]) -> list[MethodShift]:
+    residuals: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for row in rows:
+        if row.residual is not None:
+            residuals[(row.identity["language"], row.identity["method"])].append(row.residual)
+    means = {key: statistics.median(values) for key, values in residuals.items()}
+    apart = stats.outlying(means)
+    return sorted((MethodShift(*key, math.exp(means[key]), len(residuals[key]), score)
+                   for key, score in apart.items()), key=lambda m: -abs(m.score))
+
+
 def _geometric_mean(rows: list[Row]) -> float | None:
     if not rows:
         return None
@@ -118,28 +199,34 @@ def compare_runs(results: Results, run_a: str, run_b: str,
                             only_b=len(b.keys() - a.keys()),
                             hosts=hosts(results, run_a, run_b))
     for key in a.keys() & b.keys():
-        (status_a, times_a, how_a), (status_b, times_b, how_b) = a[key], b[key]
+        (status_a, times_a, how_a, rounds_a), (status_b, times_b, how_b, rounds_b) = \
+            a[key], b[key]
         identity = dict(zip(IDENTITY, key))
         if status_a == status_b == "ok" and times_a and times_b:
-            comparison.rows.append(Row(identity, times_a, times_b, differences(how_a, how_b)))
+            comparison.rows.append(Row(identity, times_a, times_b, differences(how_a, how_b),
+                                       rounds_a, rounds_b))
         elif status_a != "unsupported" or status_b != "unsupported":
             comparison.not_ok.append((identity, status_a, status_b))
     comparison.rows.sort(key=lambda r: (-r.ratio, tuple(map(str, r.identity.values()))))
     comparison.not_ok.sort(key=lambda item: tuple(map(str, item[0].values())))
+    judge(comparison)
     return comparison
 
 
-def _medians(results: Results, run_id: str) -> dict[tuple, tuple[str, list[int], dict]]:
-    """identity -> (status, measured samples' total times, protocol)."""
+def _medians(results: Results, run_id: str) -> dict[tuple, tuple[str, list[int], dict, dict]]:
+    """identity -> (status, measured samples' total times, protocol, round observations)."""
     rows = results.con.execute(MEDIANS, [run_id]).fetchall()
     width = len(IDENTITY)
     out = {}
     for row in rows:
-        status, times, params, forks, floor_paired = row[width:]
+        status, times, rounds, params, forks, floor_paired = row[width:]
         params = json.loads(params) if params else {}
         protocol = {k: params.get(k) for k in PROTOCOL_PARAMS}
+        samples = [{"warmup": False, "total_ns": t, "round": r}
+                   for t, r in zip(times or [], rounds or [])]
         out[tuple(row[:width])] = (status, list(times or []), {**protocol, "forks": forks,
-                                                    "floor paired": bool(floor_paired)})
+                                                    "floor paired": bool(floor_paired)},
+                                   stats.observations(samples))
     return out
 
 
@@ -168,6 +255,18 @@ def differences(a: dict, b: dict) -> list[str]:
     """`key A -> B` for every protocol setting the two cells did not share."""
     return [f"{k} {a.get(k)} -> {b.get(k)}" for k in sorted(a.keys() | b.keys())
             if a.get(k) != b.get(k)]
+
+
+def shift_line(shift: stats.Shift | None) -> str:
+    """The run-wide shift in a sentence: the machine's, when it moved every cell alike."""
+    if shift is None:
+        return "no cell measured the same way in both runs: no run-wide shift"
+    ratio = f"B / A = {shift.ratio:.3f} ({shift.low:.3f}–{shift.high:.3f}) over {shift.cells:,} cells"
+    if not shift.established:
+        return f"run-wide shift: none established ({ratio})"
+    way = "slower" if shift.ratio > 1 else "faster"
+    return (f"run B was {abs(shift.ratio - 1) * 100:.0f} % {way} on every cell ({ratio}): the machine, "
+            "not the code; each cell is judged after it")
 
 
 def label(identity: dict) -> str:
