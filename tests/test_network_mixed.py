@@ -320,3 +320,56 @@ def test_verify_names_the_pair_whose_sender_is_broken(mixed_home, monkeypatch):
         "failed rust msgpack part net_fetch materialize (sent by java)",
         "failed rust msgpack part net_sort_merge materialize (sent by java)"]
     assert "2 of" in result.output and "checks failed" in result.output
+
+
+def part_dataset(directory: Path, objects: int) -> Path:
+    """`objects` golden parts, the four repeated in turn."""
+    from fake_driver import write_dataset
+    lines = (Path(__file__).resolve().parents[1] / "vectors" / "part.jsonl").read_bytes()
+    parts = [line for line in lines.splitlines() if line.strip()]
+    return write_dataset(directory, "part", (parts * objects)[:objects], {"objects": objects})
+
+
+@pytest.mark.parametrize("objects", range(1, 9))
+def test_the_proofs_ask_only_for_objects_the_dataset_holds(objects, monkeypatch, tmp_path):
+    from serbench.network import proof
+    asked = []
+
+    def record(task, cell, drivers, output):  # every proof cell fails: each fallback runs too
+        nodes = cell.params.get("servers") or cell.params["nodes"]
+        asked.append((cell.task, nodes, cell.params["n"]))
+        return "failed"
+
+    monkeypatch.setattr(proof, "_run_problem", record)
+    source = proof.Source(part_dataset(tmp_path / "d", objects), "part", "json", tmp_path / "b",
+                          4096, list(range(objects)))
+    pairs = {proof.Pair(a, b) for a in LANGUAGES for b in LANGUAGES if a != b}
+    proof.prove_fetches(source, pairs, {}, tmp_path / "w")
+    impossible = proof.trees_impossible(source)
+    if impossible is None:
+        proof.prove_trees(source, list(LANGUAGES), {}, tmp_path / "w")
+    else:
+        assert impossible == ("a sort-merge tree needs an object for each of its 3 nodes at "
+                              f"least (a root and two leaves); the part dataset holds {objects}")
+    assert (impossible is None) == (objects >= 3)
+    assert all(1 <= n and nodes * n <= objects for _, nodes, n in asked), asked
+    # every pair proved alone at least: one fetch per pair, one 3-node tree per pair
+    assert sum(task == "net_fetch" and nodes == 1 for task, nodes, _ in asked) == len(pairs)
+    assert sum(task == "net_sort_merge" and nodes == 3 for task, nodes, _ in asked) == (
+        len(pairs) if impossible is None else 0)
+
+
+def test_verify_on_a_one_object_dataset_sizes_its_fetches_and_skips_trees_saying_why(
+        mixed_home):
+    from serbench.runner import driver_infos
+    from serbench.verify import NET_STEPS, verify
+    one = part_dataset(mixed_home / "data" / "one", 1)
+    paths = driver_module.find_drivers()
+    checks = verify(paths, driver_infos(paths), one, methods=("json",), network=True)
+    network = {(c.step, c.producer, c.language): (c.status, c.message)
+               for c in checks if c.step in NET_STEPS}
+    why = ("a sort-merge tree needs an object for each of its 3 nodes at least (a root and "
+           "two leaves); the part dataset holds 1")
+    assert network == {(step, a, b): ("ok", "") if step == "net_fetch" else ("skipped", why)
+                       for step in NET_STEPS for a in LANGUAGES for b in LANGUAGES if a != b}
+    assert {c.status for c in checks} <= {"ok", "skipped", "unsupported"}

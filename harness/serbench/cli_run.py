@@ -184,7 +184,7 @@ def verify_command(data_dir, languages, methods, models, timeout_s, page_size,
     """Round trips of every method, the cross-language matrix (producer x consumer) and the
     network matrix (sender x receiver)."""
     from .runner import driver_infos
-    from .verify import FAILED, NET_STEPS, verify
+    from .verify import FAILED, NET_STEPS, SKIPPED, verify
 
     paths = find_drivers()
     if not paths:
@@ -204,9 +204,13 @@ def verify_command(data_dir, languages, methods, models, timeout_s, page_size,
         by = f"sent by {c.producer}" if c.step in NET_STEPS else f"file by {c.producer}"
         console.print(f"[red]failed[/] {c.language} {c.method or '-'} {c.model} {c.step} "
                       f"{c.depth}{variant} ({by}): {escape(c.message)}")
+    skipped = Counter((c.step, c.message) for c in checks if c.status == SKIPPED)
+    for (step, why), count in sorted(skipped.items()):
+        console.print(f"[yellow]skipped[/] {count} {step} checks: {escape(why)}")
     if failures:
         raise click.ClickException(f"{len(failures)} of {len(checks)} checks failed")
-    console.print(f"[green]all {len(checks)} checks passed[/] (unsupported ones are not failures)")
+    console.print(f"[green]all {len(checks) - skipped.total()} checks passed[/] (unsupported "
+                  "ones are not failures)" + (f"; {skipped.total()} skipped" if skipped else ""))
 
 
 class _VerifyProgress:
@@ -235,6 +239,8 @@ def _mark(statuses: list[str]) -> str:
         return "[red]FAIL[/]"
     if all(s == "unsupported" for s in statuses):
         return "[dim]unsupported[/]"
+    if "skipped" in statuses:
+        return "[yellow]skipped[/]" if "ok" not in statuses else "[green]ok[/], [yellow]skipped[/]"
     return "[green]ok[/]"
 
 

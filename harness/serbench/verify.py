@@ -11,7 +11,9 @@ must equal the dataset manifest's, the floor's the harness's own reading of the 
 The network matrix (`network=True`): for every method the nodes of two or more languages
 share, one model's file moved between every ordered pair of those languages, on loopback: a
 fetch with decode (sender's server, receiver's client) and a sort-merge tree (sender's
-leaves under the receiver's node), each checked against the dataset (network/proof.py).
+leaves under the receiver's node), each checked against the dataset (network/proof.py),
+sized from it: a dataset too small for any tree (fewer objects than a tree's nodes) has its
+sort-merge checks `skipped`, saying why.
 """
 from __future__ import annotations
 
@@ -24,12 +26,12 @@ from typing import Callable
 from .checksum import hex64, set_checksum
 from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess, new_run_stamp
-from .network.proof import Pair, Source, prove_fetches, prove_trees
+from .network.proof import Pair, Source, prove_fetches, prove_trees, trees_impossible
 from .paged import PagedError, raw_checksum
 from .plan import RAW
 from .runner import BadAnswer, checksum_of, file_hashes, mismatch
 
-OK, FAILED, UNSUPPORTED = "ok", "failed", "unsupported"
+OK, FAILED, UNSUPPORTED, SKIPPED = "ok", "failed", "unsupported", "skipped"
 PAGE_SIZE = 262144
 
 
@@ -42,7 +44,7 @@ class Check:
     depth: str
     producer: str  # for scan and floor: who wrote the file; for net_*: who sent; else the
     # language itself
-    status: str
+    status: str  # ok | failed | unsupported | skipped (the dataset cannot hold the check)
     message: str = ""
     variant: str = ""  # roundtrip: the variant checked ("" = the default)
 
@@ -280,12 +282,23 @@ def _network_checks(paths: dict[str, Path], infos: dict[str, dict], nodes: list[
                         file_hashes(data_dir, model))
         work = tmp / "net" / method
         pairs = {Pair(a, b) for a in sharing for b in sharing if a != b}
-        for step, outcome in (("net_fetch", prove_fetches(source, pairs, paths, work)),
-                              ("net_sort_merge", prove_trees(source, sharing, paths, work))):
-            checks += [Check(pair.receiver, model, method, step, "materialize", pair.sender,
-                             FAILED if problem else OK, problem or "")
-                       for pair, problem in sorted(outcome.items(), key=lambda i: str(i[0]))]
+        checks += _pair_checks(model, method, "net_fetch",
+                               prove_fetches(source, pairs, paths, work))
+        impossible = trees_impossible(source)
+        checks += _pair_checks(model, method, "net_sort_merge",
+                               dict.fromkeys(pairs) if impossible else
+                               prove_trees(source, sharing, paths, work), impossible)
     return checks
+
+
+def _pair_checks(model: str, method: str, step: str, outcome: dict[Pair, str | None],
+                 skipped: str | None = None) -> list[Check]:
+    """A check per pair: ok, failed with its problem, or every one skipped saying why."""
+    def status(problem: str | None) -> str:
+        return SKIPPED if skipped else FAILED if problem else OK
+    return [Check(pair.receiver, model, method, step, "materialize", pair.sender,
+                  status(problem), skipped or problem or "")
+            for pair, problem in sorted(outcome.items(), key=lambda i: str(i[0]))]
 
 
 def _shared_model(infos: dict[str, dict], languages: list[str], method: str,

@@ -49,16 +49,17 @@ class Source:
 def prove_fetches(source: Source, pairs: set[Pair], drivers: dict[str, Path],
                   work: Path) -> dict[Pair, str | None]:
     """Every pair through a fetch with decode: one cell per receiver with a server per
-    sender, and on failure one cell per sender."""
+    sender, and on failure one cell per sender. A server needs an object of its own: with
+    fewer objects than senders, one cell per sender from the start."""
     outcome: dict[Pair, str | None] = {}
     for receiver in sorted({p.receiver for p in pairs}):
         senders = sorted(p.sender for p in pairs if p.receiver == receiver)
-        together = fetch_problem(source, senders, receiver, drivers, work)
-        if together is None or len(senders) == 1:
-            alone = dict.fromkeys(senders, together)
-        else:
-            alone = {s: fetch_problem(source, [s], receiver, drivers, work) for s in senders}
-        outcome |= {Pair(sender, receiver): problem for sender, problem in alone.items()}
+        if 1 < len(senders) <= len(source.hashes) and \
+                fetch_problem(source, senders, receiver, drivers, work) is None:
+            outcome |= {Pair(sender, receiver): None for sender in senders}
+            continue
+        outcome |= {Pair(sender, receiver): fetch_problem(source, [sender], receiver, drivers,
+                                                          work) for sender in senders}
     return outcome
 
 
@@ -78,16 +79,31 @@ def fetch_problem(source: Source, senders: list[str], receiver: str, drivers: di
     return _run_problem(Fetch(), cell, drivers, output)
 
 
+PAIR_TREE = 3  # nodes of the smallest tree with a child -> parent edge: a root, two leaves
+
+
+def trees_impossible(source: Source) -> str | None:
+    """Why no sort-merge tree can run on the source's dataset, or None: every node reads
+    objects of its own."""
+    count = len(source.hashes)
+    if count >= PAIR_TREE:
+        return None
+    return (f"a sort-merge tree needs an object for each of its {PAIR_TREE} nodes at least "
+            f"(a root and two leaves); the {source.model} dataset holds {count}")
+
+
 def prove_trees(source: Source, languages: list[str], drivers: dict[str, Path],
                 work: Path) -> dict[Pair, str | None]:
     """Every ordered pair of `languages` through sort-merge trees: one 7-node tree covering
-    them all, or on failure a 3-node tree per pair (the sender's leaves, the receiver's
-    root)."""
+    them all, or on failure (or with fewer objects than its nodes) a 3-node tree per pair
+    (the sender's leaves, the receiver's root). The dataset holds PAIR_TREE objects or more
+    (trees_impossible)."""
     pairs = [Pair(a, b) for a in languages for b in languages if a != b]
     if not pairs:
         return {}
     covering = covering_tree(languages)
-    if covering and tree_problem(source, covering, drivers, work) is None:
+    if covering and len(covering) <= len(source.hashes) and \
+            tree_problem(source, covering, drivers, work) is None:
         return {pair: None for pair in pairs}
     return {pair: tree_problem(source, [pair.receiver, pair.sender, pair.sender], drivers, work)
             for pair in pairs}
@@ -110,7 +126,7 @@ def tree_problem(source: Source, node_languages: list[str], drivers: dict[str, P
     """A sort-merge tree of the given node languages over PROOF_OBJECTS objects per node;
     None when the root's sorted output is the dataset's."""
     count = len(node_languages)
-    n = max(1, min(PROOF_OBJECTS, len(source.hashes) // count))
+    n = min(PROOF_OBJECTS, len(source.hashes) // count)
     output = _fresh(work / f"tree-{'-'.join(node_languages)}")
     params = {"nodes": count, "n": n, "input": source.base, "output": output,
               "node_languages": node_languages,
