@@ -254,8 +254,8 @@ NOISE = "drift=0.03,period=60,burst=0.02,noise=0.03,process=0.02"
 
 def test_compare_through_the_fake_driver_sees_the_shift_and_the_slowed_method(home, monkeypatch):
     """Real runs of the fake driver whose times drift, burst and differ per process: two
-    identical runs but for a 7 % faster machine flag at most 5 % of cells; a method made
-    30 % slower is found, its cells slower."""
+    identical runs but for a 7 % faster machine flag few cells; a method made 30 % slower is
+    found, its cells slower."""
     use(monkeypatch, home, methods=METHODS, times=f"seed=1,{NOISE}")
     run(home, NOISY_PLAN, run_id="a")
     use(monkeypatch, home, methods=METHODS, times=f"seed=2,shift=0.93,{NOISE}")
@@ -268,7 +268,9 @@ def test_compare_through_the_fake_driver_sees_the_shift_and_the_slowed_method(ho
     assert len(same.rows) >= 40
     assert same.shift.ratio == pytest.approx(0.93, abs=0.05) and same.shift.established
     assert "run B was" in shift_line(same.shift) and "faster on every cell" in shift_line(same.shift)
-    assert sum(r.verdict != "no difference" for r in same.rows) <= 0.05 * len(same.rows)
+    # one trial of a few dozen cells: a bound a correct 5 % rate passes but for one time in
+    # a thousand (the rate itself: the simulated runs above)
+    assert sum(r.verdict != "no difference" for r in same.rows) <= 0.15 * len(same.rows)
     assert [(m.method, m.ratio > 1) for m in slowed.methods] == [("beta", True)]
     beta = [r for r in slowed.rows if r.identity["method"] == "beta"]
     assert sum(r.verdict == "slower" for r in beta) >= len(beta) / 2

@@ -10,6 +10,7 @@ from .build import BuildError
 from .checksum import DataError
 from .cli_data import data
 from .cli_reproduce import reproduce_command
+from .cli_selfcheck import selfcheck_command
 from .cli_run import (build_command, compare_command, demo_command, export_command,
                       import_command, info_command, run, runs_command, verify_command)
 from .datasets.build import ParameterError
@@ -67,7 +68,7 @@ def vectors(out: Path | None) -> None:
 cli.add_command(data)
 for command in (run, verify_command, compare_command, export_command, import_command,
                 runs_command, build_command, info_command, demo_command, report_command,
-                reproduce_command):
+                reproduce_command, selfcheck_command):
     cli.add_command(command)
 
 

@@ -41,6 +41,14 @@ class Profile:
     def as_json(self) -> dict:
         return {"sigma": self.sigma, "source": self.source, "detail": self.detail}
 
+    def describe(self) -> str:
+        """One line for a report's header: the figures and where they come from."""
+        if not self.sigma:
+            return (f"not measured on this host (run `serbench selfcheck`); ranks use "
+                    f"{FALLBACK_SIGMA:.0%} for every task")
+        figures = ", ".join(f"{task} {sigma:.1%}" for task, sigma in sorted(self.sigma.items()))
+        return f"{figures} ({self.source})"
+
 
 DEFAULT = Profile(DEFAULT_SIGMA, DEFAULT_SOURCE)
 

@@ -36,7 +36,9 @@ def build_sections(data: RunData, tasks: dict[str, list[TaskModel]] | None = Non
     tasks = run_tasks(data) if tasks is None else tasks
     sizes = size_entries(cells)
     measured = Measured(sizes, tasks, data.run)
-    sections = [summary_section(tasks, sizes, cells), provenance_section(data.run, cells)]
+    recorded = noise.from_json(data.run.params.get("noise"))
+    sections = [summary_section(tasks, sizes, cells, recorded.describe()),
+                provenance_section(data.run, cells)]
     sections += [s for task, models in tasks.items() if (s := task_section(task, models))]
     # after the network tasks' sections (the last tasks in canonical order), before the sizes
     if (section := network_findings_section(measured)) is not None:

@@ -33,9 +33,9 @@ class Entry:
 
 
 def summary_section(tasks: dict[str, list[TaskModel]], sizes: dict[str, list[SizeEntry]],
-                    cells: list[Cell]) -> Section:
+                    cells: list[Cell], noise_note: str = "") -> Section:
     languages = sorted({c.language for c in cells}, key=lambda x: canonical(x, LANGUAGES))
-    blocks = [counts(cells), fastest_table(tasks, languages)]
+    blocks = [counts(cells, noise_note), fastest_table(tasks, languages)]
     if sizes:
         blocks.append(sizes_table(sizes))
     blocks.append(published_lines(Measured(sizes, tasks)))
@@ -44,7 +44,7 @@ def summary_section(tasks: dict[str, list[TaskModel]], sizes: dict[str, list[Siz
                    "follow.", blocks=blocks, lead=True)
 
 
-def counts(cells: list[Cell]) -> Facts:
+def counts(cells: list[Cell], noise_note: str = "") -> Facts:
     by_status = defaultdict(int)
     for cell in cells:
         by_status[cell.status] += 1
@@ -66,6 +66,7 @@ def counts(cells: list[Cell]) -> Facts:
                        f"{COLD_TOLERANCE:.0%} of their files' pages cached after eviction)"
                        if cold else "no cold cells"),
         ("without numbers", missing),
+        *([("run-to-run noise", noise_note)] if noise_note else []),
     ], links={"without numbers": "not-measured", "measured": "provenance"})
 
 
@@ -75,7 +76,7 @@ def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Ta
         if not spec_for(task).builders:
             continue
         for tm in models:
-            for where, entries in _groups(tm).items():
+            for where, entries in compared_groups(tm).items():
                 rows.append(_row(task, tm.model, where, entries, languages, tm.process_noise))
     return Table("Fastest and slowest per language, at equal depth and setting",
                  ["task", "model", "at", *languages, "spread"], rows,
@@ -90,7 +91,7 @@ def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Ta
                  numeric=frozenset({len(languages) + 3}))
 
 
-def _groups(tm: TaskModel) -> dict[str, list[Entry]]:
+def compared_groups(tm: TaskModel) -> dict[str, list[Entry]]:
     """Measured implementations at the section's n, by depth and setting (what is compared)."""
     groups: dict[str, list[Entry]] = defaultdict(list)
     for s in tm.series:
@@ -100,11 +101,11 @@ def _groups(tm: TaskModel) -> dict[str, list[Entry]]:
         where = " · ".join(filter(None, [s.key.depth, s.key.setting,
                                          f"{s.key.threads} threads" if tm.task == "read_par"
                                          else ""]))
-        groups[where or "—"].append(Entry(s.key.language, _name(s), cell))
+        groups[where or "—"].append(Entry(s.key.language, implementation_name(s), cell))
     return groups
 
 
-def _name(s: Series) -> str:
+def implementation_name(s: Series) -> str:
     """The label without its language, depth and setting (the row says those)."""
     return label_without(s, s.key.language, s.key.depth, s.key.setting,
                          f"{s.key.threads} threads")

@@ -1,0 +1,97 @@
+"""`serbench selfcheck [PLAN]`: how much this machine's numbers move between two identical runs,
+and what that lets a run claim.
+
+The plan runs twice, back to back, on the same build; the two runs are compared and read as a
+reader would read their reports (agreement.py). Printed, per task: the run-to-run noise of one
+run (noise.py), the smallest difference a ranking within a run and `serbench compare` between
+runs can then tell; and the agreement of the two reports: first-table leaders, cells compare
+flags, ranked pairs reversed. The noise becomes this host's profile (noise.json under
+SERBENCH_HOME), which every later run records and ranks with; `--no-save` keeps the old one.
+"""
+from __future__ import annotations
+
+import click
+
+from . import noise
+from .agreement import agreement, smallest_differences, task_noise
+from .cli_run import _pin, _plan, run_with_progress
+from .compare import compare_runs, shift_line
+from .listing import Listing, emit, format_option, results_console
+from .paths import home
+from .report.data import load_run
+from .report.render import run_tasks
+from .results import Results
+
+COLUMNS = ("task", "noise", "cells", "smallest_ranked_difference",
+           "smallest_compared_difference")
+
+
+@click.command("selfcheck")
+@click.argument("plan", required=False)
+@click.option("--pin", help="CPU list for the drivers (taskset), as for `serbench run`")
+@click.option("--save/--no-save", default=True, show_default=True,
+              help="keep the measured noise as this host's profile for later runs")
+@format_option
+def selfcheck_command(plan: str | None, pin: str | None, save: bool, fmt: str = "table") -> None:
+    """Run PLAN (default: the embedded default plan) twice and report this machine's
+    run-to-run noise per task, the smallest difference each task can then tell, and whether
+    the two runs' reports agree."""
+    chosen = _plan(plan)
+    runs = [run_with_progress(chosen, _pin(pin), None, False) for _ in range(2)]
+    db = home() / "results.duckdb"
+    with Results(read_only=True) as results:
+        comparison = compare_runs(results, *runs)
+    reports = [run_tasks(load_run(db, run_id)) for run_id in runs]
+    agreed = agreement(*reports, comparison)
+    sigma = {task: round(value, 5) for task, value in task_noise(comparison).items()}
+    smallest = smallest_differences(comparison, sigma)
+    rows = [{"task": task, "noise": sigma[task], "cells": smallest[task]["cells"],
+             "smallest_ranked_difference": round(smallest[task]["ranking"], 4),
+             "smallest_compared_difference": round(smallest[task]["compare"], 4)}
+            for task in sigma]
+    figures = agreement_figures(agreed)
+    saved = None
+    if save and sigma:
+        profile = noise.Profile(sigma, f"serbench selfcheck of plan {chosen.name}: runs "
+                                       f"{runs[0]} and {runs[1]}", {"agreement": figures})
+        saved = str(noise.save(profile))
+    notes = [shift_line(comparison.shift), *agreement_lines(agreed)]
+    if saved:
+        notes.append(f"this host's noise profile saved to {saved}: later runs rank with it")
+    emit(fmt, Listing(COLUMNS, rows), lambda: _table(rows, notes),
+         document={"runs": runs, "tasks": rows, "agreement": figures,
+                   "shift": comparison.shift and comparison.shift.ratio, "saved": saved},
+         notes=notes)
+
+
+def agreement_figures(agreed) -> dict:
+    return {"entries": agreed.entries, "leaders_agree": agreed.leaders_agree,
+            "median_leader_set": agreed.median_leader_set, "pairs_apart": agreed.pairs_apart,
+            "pairs_reversed": agreed.pairs_reversed, "cells": agreed.cells,
+            "cells_flagged": agreed.cells_flagged}
+
+
+def agreement_lines(agreed) -> list[str]:
+    return [f"first table: the leaders agree (the same, or overlapping tied sets) in "
+            f"{agreed.leaders_agree} of {agreed.entries} entries ({agreed.leaders_share:.1%}); "
+            f"median leader set {agreed.median_leader_set:g}",
+            f"compare: {agreed.cells_flagged} of {agreed.cells} cells flagged "
+            f"({agreed.flagged_share:.1%})",
+            f"rankings: {agreed.pairs_reversed} of the {agreed.pairs_apart} pairs the first "
+            f"run ranks apart come out reversed in the second ({agreed.reversed_share:.2%})"]
+
+
+def _table(rows: list[dict], notes: list[str]) -> None:
+    from rich.table import Table
+    table = Table(title="Run-to-run noise of this machine, per task")
+    for column in ("task", "noise (one run)", "cells", "smallest ranked difference",
+                   "smallest compared difference"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for row in rows:
+        table.add_row(row["task"], f"{row['noise']:.1%}", str(row["cells"]),
+                      f"{row['smallest_ranked_difference']:.1%}",
+                      f"{row['smallest_compared_difference']:.1%}")
+    out = results_console()
+    out.print(table)
+    for note in notes:
+        out.print(note, highlight=False)
