@@ -205,3 +205,19 @@ def test_the_launcher_shares_the_classes_of_this_build_and_names_no_directory():
     target = JAVA.parent / "target"
     archive, jar = target / "serbench-java.jsa", target / "serbench-java.jar"
     assert archive.stat().st_mtime >= jar.stat().st_mtime
+
+
+def test_the_driver_says_nothing_on_stderr_about_logging():
+    """Avro logs through SLF4J: without a provider on the class path every JVM (each node
+    too, whose stderr a failed network cell keeps) began its stderr with SLF4J's three
+    "no providers" warnings; the pom pins the no-op provider."""
+    vectors = Path(__file__).resolve().parents[1] / "vectors" / "part.jsonl"
+    requests = [{"id": 1, "op": "info"},
+                {"id": 2, "op": "roundtrip", "model": "part", "method": "avro",
+                 "depth": "materialize", "variant": "", "params": {"input": str(vectors)}},
+                {"id": 3, "op": "shutdown"}]
+    done = subprocess.run([str(JAVA), "serve"], capture_output=True, text=True, timeout=120,
+                          input="".join(json.dumps(r) + "\n" for r in requests))
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["status"] for a in answers[:2]] == ["ok", "ok"], answers
+    assert "SLF4J" not in done.stderr, done.stderr

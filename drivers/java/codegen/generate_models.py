@@ -4,7 +4,8 @@
 Each struct becomes a final class with public fields (what Kryo, Java serialization and the
 hand-written layouts all work on) and static methods for every direction the driver needs:
 checksum fold, equality, canonical JSON (jackson-core streaming), the shared hand-coded layout
-(put/take/visit over a Wire cursor) and the Externalizable field stream. Run it after a model
+(put/take/visit over a Wire cursor), the Externalizable field stream and the first required
+field a decoded object lacks (for readers that fill fields by name and may leave one unset). Run it after a model
 change; `--check` fails when the committed sources are stale (tests/test_java_codegen.py).
 """
 from __future__ import annotations
@@ -44,6 +45,11 @@ def field_name(name: str) -> str:
     head, *rest = name.split("_")
     ident = head + "".join(p[:1].upper() + p[1:] for p in rest)
     return ident + "_" if ident in ("protected", "type", "default") else ident
+
+
+def concat(path: str, text: str) -> str:
+    """The Java string expression `path` followed by the literal `text`."""
+    return path[:-1] + text + '"' if path.endswith('"') else f'{path} + "{text}"'
 
 
 class Emitter:
@@ -284,6 +290,32 @@ class Gen(Emitter):
                 *self.ext_read(f"{a}[{k}]", t.inner, fname, ind + "    "), f"{ind}}}",
                 f"{ind}{target} = {a};"]
 
+    # --- required fields
+    def missing(self, e: str, t, path: str, ind: str, checked: bool = False) -> list[str]:
+        """Statements returning the path (a Java string expression) of the first required
+        value under `e` that is null; `checked`: `e` is known not to be null."""
+        t = resolve(t)
+        if isinstance(t, Prim) and t.kind != "str":
+            return []
+        absent = [] if checked else [f"{ind}if ({e} == null) {{", f"{ind}    return {path};",
+                                     f"{ind}}}"]
+        if isinstance(t, Opt):
+            inner = self.missing(e, t.inner, path, ind + "    ", checked=True)
+            return [f"{ind}if ({e} != null) {{", *inner, f"{ind}}}"] if inner else []
+        if isinstance(t, Struct):
+            m = self.fresh("m")
+            return absent + [f"{ind}String {m} = {t.name}.missing({e});",
+                             f"{ind}if ({m} != null) {{",
+                             f"{ind}    return {concat(path, '.')} + {m};", f"{ind}}}"]
+        if isinstance(t, ListOf) and not (isinstance(resolve(t.inner), Prim)
+                                          and resolve(t.inner).kind != "str"):
+            i = self.fresh("k")
+            item = self.missing(f"{e}[{i}]", t.inner, f'{concat(path, "[")} + {i} + "]"',
+                                ind + "    ")
+            return absent + [f"{ind}for (int {i} = 0; {i} < {e}.length; {i}++) {{", *item,
+                             f"{ind}}}"]
+        return absent
+
     def recursive(self) -> bool:
         def refs(t) -> bool:
             if isinstance(t, Ref):
@@ -396,7 +428,12 @@ class Gen(Emitter):
             L += self.ext_read(f"v.{j}", t, f, "        ")
         if self.recursive():
             L.append("        ExtIn.exit();")
-        L += ["        return v;", "    }", "}", ""]
+        L += ["        return v;", "    }", "",
+              "    /** The path of the first required field `v` lacks (null), or null. */",
+              f"    public static String missing({name} v) {{"]
+        for f, j, t in fields:
+            L += self.missing(f"v.{j}", t, f'"{f}"', "        ")
+        L += ["        return null;", "    }", "}", ""]
         return "\n".join(L)
 
 
@@ -418,7 +455,7 @@ def models_source() -> str:
     for model, (root, _) in MODEL_ROOTS.items():
         rows.append(f'        new ModelType<>("{model}", {root}.class, {root}::fold, {root}::same,\n'
                     f'            {root}::writeJson, {root}::readJson, {root}::put, {root}::take,\n'
-                    f'            {root}::visit, {root}::writeExt, {root}::readExt)')
+                    f'            {root}::visit, {root}::writeExt, {root}::readExt, {root}::missing)')
     L.append(",\n".join(rows) + ");")
     L += ["", "    /** Every generated class and its array classes, in a fixed order (Kryo ids). */",
           "    public static final List<Class<?>> CLASSES = List.of("]

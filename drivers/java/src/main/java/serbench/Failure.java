@@ -32,6 +32,36 @@ public final class Failure extends Exception {
     public static Failure io(java.nio.file.Path path, java.io.IOException e) {
         boolean missing = e instanceof java.nio.file.NoSuchFileException
             || e instanceof java.io.FileNotFoundException;
-        return new Failure(missing ? "not_found" : "internal", path + ": " + e.getMessage());
+        return new Failure(missing ? "not_found" : "internal", path + ": " + reason(e));
+    }
+
+    /**
+     * What went wrong, without the path: the JDK's file exceptions put it in their message
+     * ("/x/a.pages", "/x/a.pages (No such file or directory)") and often no reason at all.
+     */
+    static String reason(java.io.IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f) {
+            return f.getReason() != null ? f.getReason() : withoutReason(f);
+        }
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        int open = message.lastIndexOf(" (");
+        if (e instanceof java.io.FileNotFoundException) {
+            return open >= 0 && message.endsWith(")")
+                ? message.substring(open + 2, message.length() - 1) : "no such file or directory";
+        }
+        return message.isEmpty() ? e.getClass().getSimpleName() : message;
+    }
+
+    private static String withoutReason(java.nio.file.FileSystemException f) {
+        if (f instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (f instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (f instanceof java.nio.file.NotDirectoryException) {
+            return "not a directory";
+        }
+        return f.getClass().getSimpleName();
     }
 }

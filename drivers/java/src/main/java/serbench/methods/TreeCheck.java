@@ -22,10 +22,10 @@ import serbench.wire.DecodeException;
  * and stack are kept from object to object (one TreeCheck per codec, like its buffers).
  */
 final class TreeCheck {
-    private static final Set<Class<?>> MODEL = Set.copyOf(Models.CLASSES);
+    static final Set<Class<?>> MODEL = Set.copyOf(Models.CLASSES);
 
     /** The reference fields of each model class, found once. */
-    private static final ClassValue<Field[]> FIELDS = new ClassValue<>() {
+    static final ClassValue<Field[]> FIELDS = new ClassValue<>() {
         @Override
         protected Field[] computeValue(Class<?> c) {
             List<Field> out = new ArrayList<>();

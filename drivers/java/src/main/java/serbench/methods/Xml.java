@@ -30,7 +30,10 @@ import serbench.wire.DecodeException;
  * by following it: level after level, a document of a few hundred bytes then reads as a tree
  * of 2^levels objects. Serbench's objects are trees, so the writer runs without references
  * (NO_REFERENCES) and the reader refuses a document with a reference or id attribute: every
- * object read is then an element of the document.
+ * object read is then an element of the document. XStream recurses per element with no bound
+ * of its own below its stack's, so the reader bounds the nesting at PROTOCOL.md 2.1's 64
+ * levels; and it fills fields by element name, so a required field whose element is absent is
+ * refused by name (`model.missing`), not left null for the checksum to trip over.
  */
 public final class Xml<T> extends Materialized<T> {
     public static final MethodSpec SPEC = MethodSpec.of("xml", List.of(Depth.MATERIALIZE),
@@ -65,17 +68,34 @@ public final class Xml<T> extends Materialized<T> {
         if (len == 0 || page.array()[off + len - 1] != '>') {
             throw new DecodeException(len, "the document does not end with its root's end tag");
         }
-        Object v;
+        // a decoder of its own reports bytes that are not UTF-8 (the charset's replaces them)
+        TreeOnly reader = new TreeOnly(driver.createReader(new InputStreamReader(
+            in.on(page, off, len), StandardCharsets.UTF_8.newDecoder())));
+        T v = checked(unmarshal(reader));
+        // at the last element depth allowed, an empty element may be a list one level too deep
+        if (reader.deepest > Nesting.MAX && Nesting.of(v) > Nesting.MAX) {
+            throw new DecodeException(-1, Nesting.TOO_DEEP);
+        }
+        String absent = model.missing(v);
+        if (absent != null) {
+            throw new DecodeException(-1, "required field " + absent + " is missing (the "
+                + "document has no element for it)");
+        }
+        return v;
+    }
+
+    private Object unmarshal(TreeOnly reader) {
         try {
-            // a decoder of its own reports bytes that are not UTF-8 (the charset's replaces them)
-            v = xstream.unmarshal(new TreeOnly(driver.createReader(new InputStreamReader(
-                in.on(page, off, len), StandardCharsets.UTF_8.newDecoder()))));
+            return xstream.unmarshal(reader);
         } catch (ForbiddenClassException e) {
             throw new DecodeException(-1, "refused by the allow-list: " + e.getMessage());
         } catch (XStreamException e) {
             // XStream wraps what TreeOnly refused in its debugging report: say only that
             throw e.getCause() instanceof DecodeException refused ? refused : e;
         }
+    }
+
+    private T checked(Object v) {
         if (!model.type.isInstance(v)) {
             throw new DecodeException(-1, "the document holds "
                 + (v == null ? "null" : v.getClass().getName()) + ", not " + model.type.getName());
@@ -83,8 +103,16 @@ public final class Xml<T> extends Materialized<T> {
         return model.type.cast(v);
     }
 
-    /** A reader that refuses XStream's reference attributes, which the writer never writes. */
+    /**
+     * A reader that refuses XStream's reference attributes, which the writer never writes,
+     * and elements nested deeper than the model's 64 levels allow: every ancestor of an
+     * element holds children, so it is an object or a list, one level each.
+     */
     private static final class TreeOnly extends ReaderWrapper {
+        private int depth = 1;
+        /** The deepest element seen: the root is 1. */
+        int deepest = 1;
+
         TreeOnly(HierarchicalStreamReader reader) {
             super(reader);
             refuseReferences();
@@ -93,7 +121,17 @@ public final class Xml<T> extends Materialized<T> {
         @Override
         public void moveDown() {
             super.moveDown();
+            if (++depth - 1 > Nesting.MAX) {
+                throw new DecodeException(-1, Nesting.TOO_DEEP);
+            }
+            deepest = Math.max(deepest, depth);
             refuseReferences();
+        }
+
+        @Override
+        public void moveUp() {
+            super.moveUp();
+            depth--;
         }
 
         private void refuseReferences() {

@@ -151,4 +151,20 @@ public final class Arrays implements java.io.Serializable {
         v.ints = a19;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Arrays v) {
+        if (v.strings == null) {
+            return "strings";
+        }
+        for (int k21 = 0; k21 < v.strings.length; k21++) {
+            if (v.strings[k21] == null) {
+                return "strings[" + k21 + "]";
+            }
+        }
+        if (v.ints == null) {
+            return "ints";
+        }
+        return null;
+    }
 }

@@ -165,4 +165,12 @@ public final class Attr implements java.io.Serializable {
         v.size = i.readShort();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Attr v) {
+        if (v.id == null) {
+            return "id";
+        }
+        return null;
+    }
 }

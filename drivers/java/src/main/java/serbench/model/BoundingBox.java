@@ -178,4 +178,25 @@ public final class BoundingBox implements java.io.Serializable {
         v.coordinates = a25;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(BoundingBox v) {
+        if (v.type_ == null) {
+            return "type";
+        }
+        if (v.coordinates == null) {
+            return "coordinates";
+        }
+        for (int k33 = 0; k33 < v.coordinates.length; k33++) {
+            if (v.coordinates[k33] == null) {
+                return "coordinates[" + k33 + "]";
+            }
+            for (int k34 = 0; k34 < v.coordinates[k33].length; k34++) {
+                if (v.coordinates[k33][k34] == null) {
+                    return "coordinates[" + k33 + "][" + k34 + "]";
+                }
+            }
+        }
+        return null;
+    }
 }

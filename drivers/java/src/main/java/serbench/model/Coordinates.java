@@ -124,4 +124,15 @@ public final class Coordinates implements java.io.Serializable {
         v.coordinates = a7;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Coordinates v) {
+        if (v.type_ == null) {
+            return "type";
+        }
+        if (v.coordinates == null) {
+            return "coordinates";
+        }
+        return null;
+    }
 }

@@ -237,4 +237,36 @@ public final class Customer implements java.io.Serializable {
         v.orders = a11;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Customer v) {
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.address == null) {
+            return "address";
+        }
+        if (v.phone == null) {
+            return "phone";
+        }
+        if (v.mktsegment == null) {
+            return "mktsegment";
+        }
+        if (v.comment == null) {
+            return "comment";
+        }
+        if (v.orders == null) {
+            return "orders";
+        }
+        for (int k13 = 0; k13 < v.orders.length; k13++) {
+            if (v.orders[k13] == null) {
+                return "orders[" + k13 + "]";
+            }
+            String m14 = Order.missing(v.orders[k13]);
+            if (m14 != null) {
+                return "orders[" + k13 + "]." + m14;
+            }
+        }
+        return null;
+    }
 }

@@ -310,4 +310,68 @@ public final class Entities implements java.io.Serializable {
         }
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Entities v) {
+        if (v.hashtags == null) {
+            return "hashtags";
+        }
+        for (int k64 = 0; k64 < v.hashtags.length; k64++) {
+            if (v.hashtags[k64] == null) {
+                return "hashtags[" + k64 + "]";
+            }
+            String m65 = Hashtag.missing(v.hashtags[k64]);
+            if (m65 != null) {
+                return "hashtags[" + k64 + "]." + m65;
+            }
+        }
+        if (v.symbols == null) {
+            return "symbols";
+        }
+        for (int k66 = 0; k66 < v.symbols.length; k66++) {
+            if (v.symbols[k66] == null) {
+                return "symbols[" + k66 + "]";
+            }
+            String m67 = Hashtag.missing(v.symbols[k66]);
+            if (m67 != null) {
+                return "symbols[" + k66 + "]." + m67;
+            }
+        }
+        if (v.urls == null) {
+            return "urls";
+        }
+        for (int k68 = 0; k68 < v.urls.length; k68++) {
+            if (v.urls[k68] == null) {
+                return "urls[" + k68 + "]";
+            }
+            String m69 = Url.missing(v.urls[k68]);
+            if (m69 != null) {
+                return "urls[" + k68 + "]." + m69;
+            }
+        }
+        if (v.userMentions == null) {
+            return "user_mentions";
+        }
+        for (int k70 = 0; k70 < v.userMentions.length; k70++) {
+            if (v.userMentions[k70] == null) {
+                return "user_mentions[" + k70 + "]";
+            }
+            String m71 = Mention.missing(v.userMentions[k70]);
+            if (m71 != null) {
+                return "user_mentions[" + k70 + "]." + m71;
+            }
+        }
+        if (v.media != null) {
+            for (int k72 = 0; k72 < v.media.length; k72++) {
+                if (v.media[k72] == null) {
+                    return "media[" + k72 + "]";
+                }
+                String m73 = Media.missing(v.media[k72]);
+                if (m73 != null) {
+                    return "media[" + k72 + "]." + m73;
+                }
+            }
+        }
+        return null;
+    }
 }

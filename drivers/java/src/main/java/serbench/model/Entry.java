@@ -105,4 +105,9 @@ public final class Entry implements java.io.Serializable {
         v.value = i.readDouble();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Entry v) {
+        return null;
+    }
 }

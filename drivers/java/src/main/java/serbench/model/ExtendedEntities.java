@@ -117,4 +117,21 @@ public final class ExtendedEntities implements java.io.Serializable {
         v.media = a11;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(ExtendedEntities v) {
+        if (v.media == null) {
+            return "media";
+        }
+        for (int k13 = 0; k13 < v.media.length; k13++) {
+            if (v.media[k13] == null) {
+                return "media[" + k13 + "]";
+            }
+            String m14 = Media.missing(v.media[k13]);
+            if (m14 != null) {
+                return "media[" + k13 + "]." + m14;
+            }
+        }
+        return null;
+    }
 }

@@ -124,4 +124,15 @@ public final class Hashtag implements java.io.Serializable {
         v.indices = a7;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Hashtag v) {
+        if (v.text == null) {
+            return "text";
+        }
+        if (v.indices == null) {
+            return "indices";
+        }
+        return null;
+    }
 }

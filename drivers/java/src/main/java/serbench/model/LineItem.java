@@ -315,4 +315,47 @@ public final class LineItem implements java.io.Serializable {
         v.comment = i.readUTF();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(LineItem v) {
+        if (v.part == null) {
+            return "part";
+        }
+        String m1 = Part.missing(v.part);
+        if (m1 != null) {
+            return "part." + m1;
+        }
+        if (v.supplier == null) {
+            return "supplier";
+        }
+        String m2 = Supplier.missing(v.supplier);
+        if (m2 != null) {
+            return "supplier." + m2;
+        }
+        if (v.returnflag == null) {
+            return "returnflag";
+        }
+        if (v.linestatus == null) {
+            return "linestatus";
+        }
+        if (v.shipdate == null) {
+            return "shipdate";
+        }
+        if (v.commitdate == null) {
+            return "commitdate";
+        }
+        if (v.receiptdate == null) {
+            return "receiptdate";
+        }
+        if (v.shipinstruct == null) {
+            return "shipinstruct";
+        }
+        if (v.shipmode == null) {
+            return "shipmode";
+        }
+        if (v.comment == null) {
+            return "comment";
+        }
+        return null;
+    }
 }

@@ -324,4 +324,40 @@ public final class Media implements java.io.Serializable {
         }
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Media v) {
+        if (v.idStr == null) {
+            return "id_str";
+        }
+        if (v.indices == null) {
+            return "indices";
+        }
+        if (v.mediaUrl == null) {
+            return "media_url";
+        }
+        if (v.mediaUrlHttps == null) {
+            return "media_url_https";
+        }
+        if (v.url == null) {
+            return "url";
+        }
+        if (v.displayUrl == null) {
+            return "display_url";
+        }
+        if (v.expandedUrl == null) {
+            return "expanded_url";
+        }
+        if (v.type_ == null) {
+            return "type";
+        }
+        if (v.sizes == null) {
+            return "sizes";
+        }
+        String m15 = Sizes.missing(v.sizes);
+        if (m15 != null) {
+            return "sizes." + m15;
+        }
+        return null;
+    }
 }

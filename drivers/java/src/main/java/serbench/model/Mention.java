@@ -169,4 +169,21 @@ public final class Mention implements java.io.Serializable {
         v.indices = a7;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Mention v) {
+        if (v.screenName == null) {
+            return "screen_name";
+        }
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.idStr == null) {
+            return "id_str";
+        }
+        if (v.indices == null) {
+            return "indices";
+        }
+        return null;
+    }
 }

@@ -41,12 +41,13 @@ public final class ModelType<T> {
     private final BiConsumer<WireIn, Hasher> visit;
     private final ExtWrite<T> writeExt;
     private final ExtRead<T> readExt;
+    private final Function<T, String> missing;
 
     @SuppressWarnings("checkstyle:ParameterNumber")
     public ModelType(String id, Class<T> type, BiConsumer<T, Hasher> fold, BiPredicate<T, T> same,
             JsonWrite<T> writeJson, JsonRead<T> readJson, BiConsumer<T, WireOut> put,
             Function<WireIn, T> take, BiConsumer<WireIn, Hasher> visit, ExtWrite<T> writeExt,
-            ExtRead<T> readExt) {
+            ExtRead<T> readExt, Function<T, String> missing) {
         this.id = id;
         this.type = type;
         this.fold = fold;
@@ -58,6 +59,7 @@ public final class ModelType<T> {
         this.visit = visit;
         this.writeExt = writeExt;
         this.readExt = readExt;
+        this.missing = missing;
     }
 
     public void fold(T value, Hasher h) {
@@ -101,6 +103,14 @@ public final class ModelType<T> {
 
     public T readExt(DataInput i) throws IOException {
         return readExt.read(i);
+    }
+
+    /**
+     * The path of the first required field a decoded value lacks (`user.screen_name`), or
+     * null: for readers that fill fields by name and may leave one unset.
+     */
+    public String missing(T value) {
+        return missing.apply(value);
     }
 
     public static ModelType<?> byId(String id) {

@@ -12,28 +12,28 @@ public final class Models {
     public static final List<ModelType<?>> ALL = List.of(
         new ModelType<>("part", Part.class, Part::fold, Part::same,
             Part::writeJson, Part::readJson, Part::put, Part::take,
-            Part::visit, Part::writeExt, Part::readExt),
+            Part::visit, Part::writeExt, Part::readExt, Part::missing),
         new ModelType<>("lineitem", LineItem.class, LineItem::fold, LineItem::same,
             LineItem::writeJson, LineItem::readJson, LineItem::put, LineItem::take,
-            LineItem::visit, LineItem::writeExt, LineItem::readExt),
+            LineItem::visit, LineItem::writeExt, LineItem::readExt, LineItem::missing),
         new ModelType<>("customer", Customer.class, Customer::fold, Customer::same,
             Customer::writeJson, Customer::readJson, Customer::put, Customer::take,
-            Customer::visit, Customer::writeExt, Customer::readExt),
+            Customer::visit, Customer::writeExt, Customer::readExt, Customer::missing),
         new ModelType<>("tweet", Tweet.class, Tweet::fold, Tweet::same,
             Tweet::writeJson, Tweet::readJson, Tweet::put, Tweet::take,
-            Tweet::visit, Tweet::writeExt, Tweet::readExt),
+            Tweet::visit, Tweet::writeExt, Tweet::readExt, Tweet::missing),
         new ModelType<>("sparse", SparseVector.class, SparseVector::fold, SparseVector::same,
             SparseVector::writeJson, SparseVector::readJson, SparseVector::put, SparseVector::take,
-            SparseVector::visit, SparseVector::writeExt, SparseVector::readExt),
+            SparseVector::visit, SparseVector::writeExt, SparseVector::readExt, SparseVector::missing),
         new ModelType<>("trade", Trade.class, Trade::fold, Trade::same,
             Trade::writeJson, Trade::readJson, Trade::put, Trade::take,
-            Trade::visit, Trade::writeExt, Trade::readExt),
+            Trade::visit, Trade::writeExt, Trade::readExt, Trade::missing),
         new ModelType<>("org", Org.class, Org::fold, Org::same,
             Org::writeJson, Org::readJson, Org::put, Org::take,
-            Org::visit, Org::writeExt, Org::readExt),
+            Org::visit, Org::writeExt, Org::readExt, Org::missing),
         new ModelType<>("arrays", Arrays.class, Arrays::fold, Arrays::same,
             Arrays::writeJson, Arrays::readJson, Arrays::put, Arrays::take,
-            Arrays::visit, Arrays::writeExt, Arrays::readExt));
+            Arrays::visit, Arrays::writeExt, Arrays::readExt, Arrays::missing));
 
     /** Every generated class and its array classes, in a fixed order (Kryo ids). */
     public static final List<Class<?>> CLASSES = List.of(

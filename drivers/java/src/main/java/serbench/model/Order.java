@@ -252,4 +252,36 @@ public final class Order implements java.io.Serializable {
         v.lineitems = a11;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Order v) {
+        if (v.orderstatus == null) {
+            return "orderstatus";
+        }
+        if (v.orderdate == null) {
+            return "orderdate";
+        }
+        if (v.orderpriority == null) {
+            return "orderpriority";
+        }
+        if (v.clerk == null) {
+            return "clerk";
+        }
+        if (v.comment == null) {
+            return "comment";
+        }
+        if (v.lineitems == null) {
+            return "lineitems";
+        }
+        for (int k13 = 0; k13 < v.lineitems.length; k13++) {
+            if (v.lineitems[k13] == null) {
+                return "lineitems[" + k13 + "]";
+            }
+            String m14 = LineItem.missing(v.lineitems[k13]);
+            if (m14 != null) {
+                return "lineitems[" + k13 + "]." + m14;
+            }
+        }
+        return null;
+    }
 }

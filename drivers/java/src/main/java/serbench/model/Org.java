@@ -177,4 +177,33 @@ public final class Org implements java.io.Serializable {
         v.attributes = a11;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Org v) {
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.category == null) {
+            return "category";
+        }
+        if (v.country == null) {
+            return "country";
+        }
+        if (v.type_ == null) {
+            return "type";
+        }
+        if (v.attributes == null) {
+            return "attributes";
+        }
+        for (int k13 = 0; k13 < v.attributes.length; k13++) {
+            if (v.attributes[k13] == null) {
+                return "attributes[" + k13 + "]";
+            }
+            String m14 = Attr.missing(v.attributes[k13]);
+            if (m14 != null) {
+                return "attributes[" + k13 + "]." + m14;
+            }
+        }
+        return null;
+    }
 }

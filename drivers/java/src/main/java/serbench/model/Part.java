@@ -210,4 +210,27 @@ public final class Part implements java.io.Serializable {
         v.comment = i.readUTF();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Part v) {
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.mfgr == null) {
+            return "mfgr";
+        }
+        if (v.brand == null) {
+            return "brand";
+        }
+        if (v.type_ == null) {
+            return "type";
+        }
+        if (v.container == null) {
+            return "container";
+        }
+        if (v.comment == null) {
+            return "comment";
+        }
+        return null;
+    }
 }

@@ -220,4 +220,36 @@ public final class Place implements java.io.Serializable {
         }
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Place v) {
+        if (v.id == null) {
+            return "id";
+        }
+        if (v.url == null) {
+            return "url";
+        }
+        if (v.placeType == null) {
+            return "place_type";
+        }
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.fullName == null) {
+            return "full_name";
+        }
+        if (v.countryCode == null) {
+            return "country_code";
+        }
+        if (v.country == null) {
+            return "country";
+        }
+        if (v.boundingBox != null) {
+            String m4 = BoundingBox.missing(v.boundingBox);
+            if (m4 != null) {
+                return "bounding_box." + m4;
+            }
+        }
+        return null;
+    }
 }

@@ -120,4 +120,12 @@ public final class Size implements java.io.Serializable {
         v.resize = i.readUTF();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Size v) {
+        if (v.resize == null) {
+            return "resize";
+        }
+        return null;
+    }
 }

@@ -135,4 +135,37 @@ public final class Sizes implements java.io.Serializable {
         v.large = Size.readExt(i);
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Sizes v) {
+        if (v.thumb == null) {
+            return "thumb";
+        }
+        String m1 = Size.missing(v.thumb);
+        if (m1 != null) {
+            return "thumb." + m1;
+        }
+        if (v.small == null) {
+            return "small";
+        }
+        String m2 = Size.missing(v.small);
+        if (m2 != null) {
+            return "small." + m2;
+        }
+        if (v.medium == null) {
+            return "medium";
+        }
+        String m3 = Size.missing(v.medium);
+        if (m3 != null) {
+            return "medium." + m3;
+        }
+        if (v.large == null) {
+            return "large";
+        }
+        String m4 = Size.missing(v.large);
+        if (m4 != null) {
+            return "large." + m4;
+        }
+        return null;
+    }
 }

@@ -132,4 +132,21 @@ public final class SparseVector implements java.io.Serializable {
         v.entries = a11;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(SparseVector v) {
+        if (v.entries == null) {
+            return "entries";
+        }
+        for (int k13 = 0; k13 < v.entries.length; k13++) {
+            if (v.entries[k13] == null) {
+                return "entries[" + k13 + "]";
+            }
+            String m14 = Entry.missing(v.entries[k13]);
+            if (m14 != null) {
+                return "entries[" + k13 + "]." + m14;
+            }
+        }
+        return null;
+    }
 }

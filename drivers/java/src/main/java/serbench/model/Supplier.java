@@ -180,4 +180,21 @@ public final class Supplier implements java.io.Serializable {
         v.comment = i.readUTF();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Supplier v) {
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.address == null) {
+            return "address";
+        }
+        if (v.phone == null) {
+            return "phone";
+        }
+        if (v.comment == null) {
+            return "comment";
+        }
+        return null;
+    }
 }

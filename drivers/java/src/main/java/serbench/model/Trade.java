@@ -203,4 +203,15 @@ public final class Trade implements java.io.Serializable {
         v.quantities = a15;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Trade v) {
+        if (v.prices == null) {
+            return "prices";
+        }
+        if (v.quantities == null) {
+            return "quantities";
+        }
+        return null;
+    }
 }

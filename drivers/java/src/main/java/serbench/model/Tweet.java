@@ -895,4 +895,65 @@ public final class Tweet implements java.io.Serializable {
         ExtIn.exit();
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Tweet v) {
+        if (v.createdAt == null) {
+            return "created_at";
+        }
+        if (v.idStr == null) {
+            return "id_str";
+        }
+        if (v.text == null) {
+            return "text";
+        }
+        if (v.source == null) {
+            return "source";
+        }
+        if (v.user == null) {
+            return "user";
+        }
+        String m54 = User.missing(v.user);
+        if (m54 != null) {
+            return "user." + m54;
+        }
+        if (v.coordinates != null) {
+            String m55 = Coordinates.missing(v.coordinates);
+            if (m55 != null) {
+                return "coordinates." + m55;
+            }
+        }
+        if (v.place != null) {
+            String m56 = Place.missing(v.place);
+            if (m56 != null) {
+                return "place." + m56;
+            }
+        }
+        if (v.quotedStatus != null) {
+            String m57 = Tweet.missing(v.quotedStatus);
+            if (m57 != null) {
+                return "quoted_status." + m57;
+            }
+        }
+        if (v.retweetedStatus != null) {
+            String m58 = Tweet.missing(v.retweetedStatus);
+            if (m58 != null) {
+                return "retweeted_status." + m58;
+            }
+        }
+        if (v.entities == null) {
+            return "entities";
+        }
+        String m59 = Entities.missing(v.entities);
+        if (m59 != null) {
+            return "entities." + m59;
+        }
+        if (v.extendedEntities != null) {
+            String m60 = ExtendedEntities.missing(v.extendedEntities);
+            if (m60 != null) {
+                return "extended_entities." + m60;
+            }
+        }
+        return null;
+    }
 }

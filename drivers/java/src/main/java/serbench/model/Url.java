@@ -204,4 +204,15 @@ public final class Url implements java.io.Serializable {
         v.indices = a13;
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(Url v) {
+        if (v.url == null) {
+            return "url";
+        }
+        if (v.indices == null) {
+            return "indices";
+        }
+        return null;
+    }
 }

@@ -945,4 +945,42 @@ public final class User implements java.io.Serializable {
         }
         return v;
     }
+
+    /** The path of the first required field `v` lacks (null), or null. */
+    public static String missing(User v) {
+        if (v.idStr == null) {
+            return "id_str";
+        }
+        if (v.name == null) {
+            return "name";
+        }
+        if (v.screenName == null) {
+            return "screen_name";
+        }
+        if (v.createdAt == null) {
+            return "created_at";
+        }
+        if (v.profileBackgroundColor == null) {
+            return "profile_background_color";
+        }
+        if (v.profileImageUrl == null) {
+            return "profile_image_url";
+        }
+        if (v.profileImageUrlHttps == null) {
+            return "profile_image_url_https";
+        }
+        if (v.profileLinkColor == null) {
+            return "profile_link_color";
+        }
+        if (v.profileSidebarBorderColor == null) {
+            return "profile_sidebar_border_color";
+        }
+        if (v.profileSidebarFillColor == null) {
+            return "profile_sidebar_fill_color";
+        }
+        if (v.profileTextColor == null) {
+            return "profile_text_color";
+        }
+        return null;
+    }
 }
