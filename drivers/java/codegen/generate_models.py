@@ -5,8 +5,9 @@ Each struct becomes a final class with public fields (what Kryo, Java serializat
 hand-written layouts all work on) and static methods for every direction the driver needs:
 checksum fold, equality, canonical JSON (jackson-core streaming), the shared hand-coded layout
 (put/take/visit over a Wire cursor), the Externalizable field stream and the first required
-field a decoded object lacks (for readers that fill fields by name and may leave one unset). Run it after a model
-change; `--check` fails when the committed sources are stale (tests/test_java_codegen.py).
+field a decoded object lacks (for readers that fill fields by name and may leave one unset).
+Run it after a model change; `--check` fails when the committed sources are stale
+(tests/test_java_codegen.py).
 """
 from __future__ import annotations
 
@@ -455,7 +456,8 @@ def models_source() -> str:
     for model, (root, _) in MODEL_ROOTS.items():
         rows.append(f'        new ModelType<>("{model}", {root}.class, {root}::fold, {root}::same,\n'
                     f'            {root}::writeJson, {root}::readJson, {root}::put, {root}::take,\n'
-                    f'            {root}::visit, {root}::writeExt, {root}::readExt, {root}::missing)')
+                    f'            {root}::visit, {root}::writeExt, {root}::readExt,\n'
+                    f'            {root}::missing)')
     L.append(",\n".join(rows) + ");")
     L += ["", "    /** Every generated class and its array classes, in a fixed order (Kryo ids). */",
           "    public static final List<Class<?>> CLASSES = List.of("]
