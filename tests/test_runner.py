@@ -327,6 +327,28 @@ def test_the_write_floor_writes_each_methods_file_again_beside_its_write(home, m
     assert "the fastest write floor" in text and "what encoding adds" in text
 
 
+class DamageBeforeFloor(Listener):
+    """Truncates the method's file just before its write floor copies it."""
+
+    def __init__(self, home: Path):
+        self.home = home
+
+    def start(self, cell) -> None:
+        if cell.task == "write" and cell.method == RAW:
+            for pages in (self.home / "runs").rglob("fakejson/*.pages"):
+                os.truncate(pages, pages.stat().st_size // 2)
+
+
+def test_a_write_floor_whose_file_is_damaged_has_no_input(home, monkeypatch):
+    use(monkeypatch, home, floors="write")
+    _, _, cells, _ = run(home, WRITE_PLAN, listener=DamageBeforeFloor(home))
+    floors = [c for c in cells if c["method"] == RAW]
+    assert floors and {(c["status"], c["error_kind"]) for c in floors} == {
+        ("failed", "no_input")}
+    assert all(c["message"].startswith("the file to copy: ") and ".pages" in c["message"]
+               for c in floors)
+
+
 def test_a_write_floor_whose_file_differs_from_the_methods_is_invalid(home, monkeypatch):
     use(monkeypatch, home, floors="write", mode="bad_copy")
     _, _, cells, _ = run(home, WRITE_PLAN)
