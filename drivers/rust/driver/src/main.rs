@@ -40,13 +40,13 @@ fn main() -> ExitCode {
                 Ok(Err(_)) | Err(_) => ExitCode::FAILURE,
             }
         }
-        Some("listen") => match listen_address() {
-            Some(address) => {
+        Some("listen") => match listen_args() {
+            Some((address, allow_wildcard)) => {
                 // the cell's token comes from the environment, never the command line
                 let token = std::env::var(TOKEN_ENV).unwrap_or_default();
                 let node = thread::Builder::new()
                     .stack_size(STACK_BYTES)
-                    .spawn(move || listen(&address, &token, io::stdout().lock()));
+                    .spawn(move || listen(&address, allow_wildcard, &token, io::stdout().lock()));
                 match node.map(|handle| handle.join()) {
                     Ok(Ok(Ok(()))) => ExitCode::SUCCESS,
                     Ok(Ok(Err(failure))) => {
@@ -57,7 +57,7 @@ fn main() -> ExitCode {
                 }
             }
             None => {
-                eprintln!("usage: serbench-rust listen --address HOST:PORT");
+                eprintln!("usage: serbench-rust listen --address HOST:PORT [--allow-wildcard]");
                 ExitCode::from(2)
             }
         },
@@ -68,11 +68,17 @@ fn main() -> ExitCode {
     }
 }
 
-/// `listen --address HOST:PORT` (port 0: any free port; the node prints the one it bound).
-fn listen_address() -> Option<String> {
+/// `listen --address HOST:PORT [--allow-wildcard]` (port 0: any free port; the node prints
+/// the one it bound; the flag lets it bind a wildcard host, every interface).
+fn listen_args() -> Option<(String, bool)> {
     let args: Vec<String> = std::env::args().skip(2).collect();
     match args.as_slice() {
-        [flag, address] if flag == "--address" => Some(address.clone()),
+        [flag, address] if flag == "--address" => Some((address.clone(), false)),
+        [flag, address, wildcard] | [wildcard, flag, address]
+            if flag == "--address" && wildcard == "--allow-wildcard" =>
+        {
+            Some((address.clone(), true))
+        }
         _ => None,
     }
 }

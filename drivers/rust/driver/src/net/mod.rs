@@ -9,6 +9,7 @@
 //! [`NetTask`], listed once in [`NET_TASKS`].
 
 pub mod aggregate;
+pub mod door;
 pub mod fetch;
 pub mod node;
 pub mod pages;

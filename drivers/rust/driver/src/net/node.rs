@@ -3,16 +3,17 @@
 //! repetition `go` → `report`, until `shutdown`. Any failure is sent to the harness and to
 //! every peer (so they stop at once instead of timing out), and the node exits non-zero.
 //! Only connections whose hello carries the cell's token are admitted (PROTOCOL.md 10.2): a
-//! stranger is refused, logged and forgotten, and the node keeps waiting for its peer.
+//! stranger is refused, logged and forgotten, and never delays the peer (`door`).
 
 use std::io::{self, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serbench_model::{hex64, ModelId, ModelType};
 use serde_json::{json, Value};
 
+use super::door::Door;
 use super::wire::{peer_failure, recv_hello, same_token, FrameKind, Hello, Link};
 use super::{run_net_task, Links, Role, Setup};
 use crate::methods::Codec;
@@ -25,17 +26,14 @@ const CONTROL_WAIT: Duration = Duration::from_secs(60);
 /// How long a node waits for the harness's next message (a harness that dies closes the
 /// connection, which the node sees at once; this bounds only a harness that hangs).
 const CONTROL_IDLE: Duration = Duration::from_secs(3600);
-/// How long a fresh connection may take to send its hello: a silent stranger holds the node
-/// this long at most (a peer sends its hello as soon as it has connected).
-const HELLO_WAIT: Duration = Duration::from_secs(5);
 /// The environment variable that gives a node its cell's token (never the command line,
 /// which other users see).
 pub const TOKEN_ENV: &str = "SERBENCH_NODE_TOKEN";
 
-/// A node between setup and shutdown: its listener, the harness's connection, its name and
-/// what it speaks.
+/// A node between setup and shutdown: its door, the harness's connection, its name and what
+/// it speaks.
 pub struct Node {
-    listener: TcpListener,
+    door: Door,
     control: Link,
     token: String,
     name: String,
@@ -43,18 +41,22 @@ pub struct Node {
     peer_timeout: Duration,
 }
 
-/// `listen --address HOST:PORT`: runs one node, which admits only connections presenting
-/// `token`, until the harness says `shutdown` (Ok) or anything fails (the failure, already
-/// reported to the harness when it could be).
-pub fn listen(address: &str, token: &str, mut stdout: impl Write) -> Result<(), Failure> {
+/// `listen --address HOST:PORT [--allow-wildcard]`: runs one node, which admits only
+/// connections presenting `token`, until the harness says `shutdown` (Ok) or anything fails
+/// (the failure, already reported to the harness when it could be).
+pub fn listen(
+    address: &str,
+    allow_wildcard: bool,
+    token: &str,
+    mut stdout: impl Write,
+) -> Result<(), Failure> {
     if token.is_empty() {
         return Err(Failure::bad_request(format!(
             "{TOKEN_ENV} is empty or not set: a node admits only peers presenting its cell's token"
         )));
     }
-    let listener = TcpListener::bind(address)
-        .map_err(|e| Failure::bad_request(format!("cannot listen on {address}: {e}")))?;
-    let bound = listener.local_addr().map_err(internal)?;
+    let mut door = Door::bind(address, allow_wildcard)?;
+    let bound = door.local_addr().map_err(internal)?;
     // the first stdout line: how the harness (and through it every peer) reaches this node
     writeln!(
         stdout,
@@ -63,9 +65,9 @@ pub fn listen(address: &str, token: &str, mut stdout: impl Write) -> Result<(), 
     )
     .and_then(|()| stdout.flush())
     .map_err(internal)?;
-    let control = accept_control(&listener, token)?;
+    let control = accept_control(&mut door, token)?;
     let mut node = Node {
-        listener,
+        door,
         control,
         token: token.to_string(),
         name: String::new(),
@@ -83,81 +85,15 @@ fn internal(e: io::Error) -> Failure {
     Failure::new(Kind::Internal, e.to_string())
 }
 
-fn accept_control(listener: &TcpListener, token: &str) -> Result<Link, Failure> {
+fn accept_control(door: &mut Door, token: &str) -> Result<Link, Failure> {
     let deadline = Instant::now() + CONTROL_WAIT;
-    let (mut link, hello) = accept_admitted(listener, deadline, "the harness", token)?;
+    let (mut link, hello) = door.admit(token, deadline, "the harness")?;
     link.peer = format!("harness at {}", link.peer);
     if hello.role != "control" {
         return Err(peer_failure(&link.peer, "dialed before the harness did"));
     }
     link.set_timeout(CONTROL_IDLE)?;
     Ok(link)
-}
-
-/// Accepts connections until one is admitted with `token` (before `deadline`).
-fn accept_admitted(
-    listener: &TcpListener,
-    deadline: Instant,
-    whom: &str,
-    token: &str,
-) -> Result<(Link, Hello), Failure> {
-    loop {
-        let (stream, from) = accept_until(listener, deadline, whom)?;
-        if let Some(admitted) = admit(stream, from, token) {
-            return Ok(admitted);
-        }
-    }
-}
-
-/// A fresh connection whose hello (within HELLO_WAIT) carries `token`, else None: the
-/// stranger gets an error frame naming its address, the node one line on stderr, and the
-/// connection is closed.
-fn admit(stream: TcpStream, from: SocketAddr, token: &str) -> Option<(Link, Hello)> {
-    let admitted = Link::new(from.to_string(), stream, HELLO_WAIT).and_then(|mut link| {
-        let hello = recv_hello(&mut link, &IoTimer::default())
-            .and_then(|hello| hello.check_token(token, &link.peer).map(|()| hello));
-        match hello {
-            Ok(hello) => Ok((link, hello)),
-            Err(refusal) => {
-                link.send_error(&refusal);
-                Err(refusal)
-            }
-        }
-    });
-    admitted
-        .map_err(|refusal| {
-            eprintln!(
-                "serbench-rust listen: refused a connection: {}",
-                refusal.message
-            )
-        })
-        .ok()
-}
-
-fn accept_until(
-    listener: &TcpListener,
-    deadline: Instant,
-    whom: &str,
-) -> Result<(TcpStream, SocketAddr), Failure> {
-    listener.set_nonblocking(true).map_err(internal)?;
-    loop {
-        match listener.accept() {
-            Ok((stream, from)) => {
-                stream.set_nonblocking(false).map_err(internal)?;
-                return Ok((stream, from));
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                if Instant::now() >= deadline {
-                    return Err(Failure::new(
-                        Kind::Network,
-                        format!("{whom} did not connect in time"),
-                    ));
-                }
-                thread::sleep(Duration::from_millis(1));
-            }
-            Err(e) => return Err(internal(e)),
-        }
-    }
 }
 
 /// Runs the cell's method and model through the registry, then the task's role.
@@ -321,6 +257,7 @@ impl Node {
         for _ in 0..accept {
             links.accepted.push(self.accept_peer(deadline)?);
         }
+        self.door.shut();
         // a fixed order whatever the arrival: a tree sums its children in this order
         links.accepted.sort_by(|a, b| a.peer.cmp(&b.peer));
         links.dialed = dialer
@@ -339,12 +276,9 @@ impl Node {
     }
 
     fn accept_peer(&mut self, deadline: Instant) -> Result<Link, Failure> {
-        let (mut link, hello) = accept_admitted(
-            &self.listener,
-            deadline,
-            "a peer the harness announced",
-            &self.token,
-        )?;
+        let (mut link, hello) =
+            self.door
+                .admit(&self.token, deadline, "a peer the harness announced")?;
         link.set_timeout(self.peer_timeout)?;
         let timer = IoTimer::default();
         let checked = if hello.role != "data" {
@@ -390,7 +324,8 @@ mod tests {
     use std::sync::mpsc;
 
     use super::*;
-    use crate::net::wire::Payload;
+    use crate::net::door::HELLO_WAIT;
+    use crate::net::wire::{Payload, MAX_HELLO};
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
@@ -413,7 +348,7 @@ mod tests {
     /// A node listening on loopback with `TOKEN`, its address and its end.
     fn node() -> (String, thread::JoinHandle<Result<(), Failure>>) {
         let (sender, printed) = mpsc::channel();
-        let node = thread::spawn(move || listen("127.0.0.1:0", TOKEN, Printed(sender)));
+        let node = thread::spawn(move || listen("127.0.0.1:0", false, TOKEN, Printed(sender)));
         let line: Vec<u8> = printed.iter().take_while(|b| *b != b'\n').collect();
         let line: Value = serde_json::from_slice(&line).unwrap();
         (line["address"].as_str().unwrap().to_string(), node)
@@ -458,8 +393,14 @@ mod tests {
         let mut answer = Vec::new();
         garbage.read_to_end(&mut answer).unwrap();
         assert!(String::from_utf8_lossy(&answer).contains("unknown frame kind"));
-        // the harness is admitted after them all: its next message reaches the node
-        let mut harness = knock(&address, TOKEN);
+        // the harness is admitted after them all
+        the_harness_gets_in(&address, node);
+    }
+
+    /// The harness is admitted: its next message reaches the node, which fails on it (a `go`
+    /// before `setup`) and ends.
+    fn the_harness_gets_in(address: &str, node: thread::JoinHandle<Result<(), Failure>>) {
+        let mut harness = knock(address, TOKEN);
         harness
             .send_json(
                 FrameKind::Control,
@@ -474,9 +415,72 @@ mod tests {
         assert!(node.join().unwrap().is_err());
     }
 
+    /// A stranger sending a hello header, then one byte of its (4096-byte) payload every
+    /// 100 ms, far within any timeout per read, until the node closes it or 20 s have passed;
+    /// its connection, to read the node's answer from.
+    fn trickle(address: &str) -> TcpStream {
+        let stream = TcpStream::connect(address).unwrap();
+        let mut sending = stream.try_clone().unwrap();
+        thread::spawn(move || {
+            let mut frame = (MAX_HELLO as u32).to_le_bytes().to_vec();
+            frame.push(FrameKind::Hello as u8);
+            frame.extend(b"SERBNET1{");
+            let stop = Instant::now() + Duration::from_secs(20);
+            for byte in frame.iter().chain(std::iter::repeat(&b' ')) {
+                if Instant::now() > stop || sending.write_all(&[*byte]).is_err() {
+                    return;
+                }
+                thread::sleep(Duration::from_millis(100));
+            }
+        });
+        stream
+    }
+
+    /// What the node sent a stranger before closing it (a reset after the node's answer, which
+    /// closing a socket with unread bytes sends, ends it too).
+    fn answer_to(mut stranger: TcpStream) -> String {
+        stranger
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let mut answer = Vec::new();
+        match stranger.read_to_end(&mut answer) {
+            Err(e) if e.kind() != io::ErrorKind::ConnectionReset => panic!("{e}"),
+            _ => String::from_utf8_lossy(&answer).into_owned(),
+        }
+    }
+
+    #[test]
+    fn a_hello_must_arrive_whole_within_5_s_however_it_trickles() {
+        let (address, node) = node();
+        let started = Instant::now();
+        let answer = answer_to(trickle(&address));
+        assert!(
+            answer.ends_with(": no complete hello within 5 s\"}"),
+            "{answer}"
+        );
+        assert!(started.elapsed() >= HELLO_WAIT);
+        the_harness_gets_in(&address, node);
+    }
+
+    #[test]
+    fn strangers_silent_or_trickling_do_not_delay_the_harness() {
+        let (address, node) = node();
+        let silent: Vec<TcpStream> = (0..200)
+            .map(|_| TcpStream::connect(&address).unwrap())
+            .collect();
+        let trickler = trickle(&address);
+        the_harness_gets_in(&address, node);
+        // it got in while every stranger was still held: none was refused before the node
+        // ended and closed them (with a hello read per connection in turn, each silent one
+        // would hold the harness 5 s and the trickler for as long as it liked)
+        for stranger in silent.into_iter().chain([trickler]) {
+            assert_eq!(answer_to(stranger), "");
+        }
+    }
+
     #[test]
     fn a_node_without_a_token_does_not_start() {
-        let e = listen("127.0.0.1:0", "", Vec::new()).unwrap_err();
+        let e = listen("127.0.0.1:0", false, "", Vec::new()).unwrap_err();
         assert!(e.message.contains("SERBENCH_NODE_TOKEN"), "{e}");
     }
 }
