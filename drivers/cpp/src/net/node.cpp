@@ -1,9 +1,6 @@
 #include "net/node.h"
 
-#include <arpa/inet.h>
 #include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,6 +17,7 @@
 #include <thread>
 
 #include "memstat/rss.h"
+#include "net/door.h"
 #include "net/tasks.h"
 #include "tasks/task.h"
 
@@ -35,81 +33,21 @@ constexpr uint64_t kControlIdleMs = 3'600'000;
   throw Failure(Kind::internal, what + ": " + std::strerror(errno));
 }
 
-std::pair<std::string, std::string> split_address(std::string_view address) {
-  const auto colon = address.rfind(':');
-  if (colon == std::string_view::npos) {
-    throw bad_request("'" + std::string(address) + "' is not HOST:PORT");
-  }
-  std::string host(address.substr(0, colon));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  return {host, std::string(address.substr(colon + 1))};
-}
-
-addrinfo* resolve(std::string_view address, bool passive) {
-  const auto [host, port] = split_address(address);
+// The addresses of a peer to dial; nullptr when `address` names none.
+addrinfo* resolve(std::string_view address) {
+  const auto parts = split_address(address);
+  if (!parts) return nullptr;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  if (passive) hints.ai_flags = AI_PASSIVE;
   addrinfo* found = nullptr;
-  if (getaddrinfo(host.empty() ? nullptr : host.c_str(), port.c_str(), &hints, &found) != 0 ||
-      !found) {
-    return nullptr;
-  }
+  if (getaddrinfo(parts->first.c_str(), parts->second.c_str(), &hints, &found) != 0) return nullptr;
   return found;
-}
-
-std::string address_text(const sockaddr_storage& a) {
-  char host[INET6_ADDRSTRLEN] = {};
-  uint16_t port = 0;
-  if (a.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&a);
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-    port = ntohs(in->sin_port);
-    return std::string(host) + ":" + std::to_string(port);
-  }
-  const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&a);
-  inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
-  port = ntohs(in6->sin6_port);
-  return "[" + std::string(host) + "]:" + std::to_string(port);
-}
-
-// Accepts one connection before `deadline_ns` (monotonic); returns its fd and address.
-std::pair<int, std::string> accept_until(int listener, uint64_t deadline_ns, std::string_view whom) {
-  for (;;) {
-    const uint64_t now = now_ns();
-    if (now >= deadline_ns) {
-      throw PeerFailure(whom, "did not connect in time");
-    }
-    pollfd pfd{listener, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, int(std::min<uint64_t>((deadline_ns - now) / 1'000'000 + 1, 1000)));
-    if (ready < 0 && errno != EINTR) sys_failure("poll");
-    if (ready <= 0) continue;
-    sockaddr_storage from{};
-    socklen_t len = sizeof from;
-    const int fd = ::accept4(listener, reinterpret_cast<sockaddr*>(&from), &len, SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED) continue;
-      sys_failure("accept");
-    }
-    return {fd, address_text(from)};
-  }
-}
-
-// Accepts connections until one is admitted with `token` (before `deadline_ns`).
-std::pair<Link, Hello> accept_admitted(int listener, uint64_t deadline_ns, std::string_view whom,
-                                       std::string_view token) {
-  for (;;) {
-    auto [fd, from] = accept_until(listener, deadline_ns, whom);
-    if (auto admitted = admit(fd, from, token)) return std::move(*admitted);
-  }
 }
 
 Link dial(const std::string& name, const std::string& address, const Hello& me,
           uint64_t timeout_ms) {
-  addrinfo* found = resolve(address, false);
+  addrinfo* found = resolve(address);
   if (!found) throw PeerFailure(name, "'" + address + "' is not an address");
   int fd = -1;
   int error = 0;
@@ -148,22 +86,6 @@ std::string params_text(const JsonObject& setup) {
 
 }  // namespace
 
-std::optional<std::pair<Link, Hello>> admit(int fd, const std::string& from,
-                                            std::string_view token) {
-  std::optional<Link> link;
-  try {
-    link.emplace(from, fd, kHelloWaitMs);
-    IoTimer ignored;
-    Hello hello = recv_hello(*link, ignored);
-    hello.check_token(token, from);
-    return std::pair{std::move(*link), std::move(hello)};
-  } catch (const PeerFailure& refusal) {
-    std::cerr << "serbench-cpp listen: refused a connection: " << refusal.message() << std::endl;
-    if (link) link->send_error(refusal);
-    return std::nullopt;
-  }
-}
-
 Depth Setup::depth_or_materialize() const {
   return depth.empty() ? Depth::materialize : parse_depth(depth);
 }
@@ -179,9 +101,10 @@ std::pair<uint64_t, uint64_t> Links::bytes() const {
   return {sent, received};
 }
 
-Node::~Node() {
-  if (listener_ >= 0) ::close(listener_);
-}
+Node::Node(std::unique_ptr<Door> door, Link control, std::string token)
+    : door_(std::move(door)), control_(std::move(control)), token_(std::move(token)) {}
+
+Node::~Node() = default;
 
 Setup Node::read_setup() {
   IoTimer ignored;
@@ -285,6 +208,7 @@ Links Node::connect() {
   try {
     const uint64_t deadline = now_ns() + peer_timeout_ms_ * 1'000'000;
     for (uint64_t i = 0; i < accept; ++i) links.accepted.push_back(accept_peer(deadline));
+    door_->shut();
     std::sort(links.accepted.begin(), links.accepted.end(),
               [](const Link& a, const Link& b) { return a.peer < b.peer; });
   } catch (...) {
@@ -309,7 +233,7 @@ Links Node::connect() {
 }
 
 Link Node::accept_peer(uint64_t deadline_ns) {
-  auto admitted = accept_admitted(listener_, deadline_ns, "a peer the harness announced", token_);
+  auto admitted = door_->admit(token_, deadline_ns, "a peer the harness announced");
   Link link = std::move(admitted.first);
   const Hello& theirs = admitted.second;
   link.set_timeout(peer_timeout_ms_);
@@ -331,45 +255,24 @@ Link Node::accept_peer(uint64_t deadline_ns) {
 
 // ---- listen -------------------------------------------------------------------------------
 
-int listen(std::string_view address, std::string_view token, std::ostream& out) {
+int listen(std::string_view address, bool allow_wildcard, std::string_view token,
+           std::ostream& out) {
   ::signal(SIGPIPE, SIG_IGN);
-  int listener = -1;
+  std::unique_ptr<Door> door;
   try {
     if (token.empty()) {
       throw bad_request(std::string(kTokenEnv) + " is empty or not set: a node admits only " +
                         "peers presenting its cell's token");
     }
-    if (split_address(address).first.empty()) {
-      // an empty host would bind every interface: a node listens only where it is told
-      throw bad_request("cannot listen on " + std::string(address) + ": no host");
-    }
-    addrinfo* found = resolve(address, true);
-    if (!found) throw bad_request("cannot listen on " + std::string(address) + ": no such address");
-    int error = 0;
-    for (addrinfo* a = found; a && listener < 0; a = a->ai_next) {
-      listener = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-      if (listener < 0) continue;
-      int one = 1;
-      setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      if (::bind(listener, a->ai_addr, a->ai_addrlen) != 0 || ::listen(listener, 64) != 0) {
-        error = errno;
-        ::close(listener);
-        listener = -1;
-      }
-    }
-    freeaddrinfo(found);
-    if (listener < 0) {
-      throw bad_request("cannot listen on " + std::string(address) + ": " + std::strerror(error));
-    }
+    door = std::make_unique<Door>(bind_listener(address, allow_wildcard));
     sockaddr_storage bound{};
     socklen_t len = sizeof bound;
-    if (getsockname(listener, reinterpret_cast<sockaddr*>(&bound), &len) != 0) {
+    if (getsockname(door->listener(), reinterpret_cast<sockaddr*>(&bound), &len) != 0) {
       sys_failure("getsockname");
     }
     out << Json::object({{"address", address_text(bound)}, {"pid", int64_t(::getpid())}}).dump()
         << std::endl;
   } catch (const std::exception& e) {
-    if (listener >= 0) ::close(listener);
     const auto [kind, message] = describe(e);
     std::cerr << "serbench-cpp listen: " << kind << ": " << message << '\n';
     return 1;
@@ -377,13 +280,12 @@ int listen(std::string_view address, std::string_view token, std::ostream& out) 
 
   std::optional<Node> node;
   try {
-    auto [control, hello] = accept_admitted(listener, now_ns() + kControlWaitMs * 1'000'000,
-                                            "the harness", token);
+    auto [control, hello] =
+        door->admit(token, now_ns() + kControlWaitMs * 1'000'000, "the harness");
     control.peer = "harness at " + control.peer;
     if (hello.role != "control") throw PeerFailure(control.peer, "dialed before the harness did");
     control.set_timeout(kControlIdleMs);
-    node.emplace(listener, std::move(control), std::string(token));
-    listener = -1;
+    node.emplace(std::move(door), std::move(control), std::string(token));
     const Setup setup = node->read_setup();
     const NetTask* task = nullptr;
     for (const NetTask& t : all_net_tasks()) {
@@ -396,7 +298,6 @@ int listen(std::string_view address, std::string_view token, std::ostream& out) 
     const auto [kind, message] = describe(e);
     std::cerr << "serbench-cpp listen: " << kind << ": " << message << '\n';
     if (node) node->control().send_error(e);
-    if (listener >= 0) ::close(listener);
     return 1;
   }
 }

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,20 +64,12 @@ class Role {
 // The environment variable that gives a node its cell's token (never the command line, which
 // other users see).
 inline constexpr const char* kTokenEnv = "SERBENCH_NODE_TOKEN";
-// How long a fresh connection may take to send its hello: a silent stranger holds the node
-// this long at most (a peer sends its hello as soon as it has connected).
-inline constexpr uint64_t kHelloWaitMs = 5000;
-
-// A fresh connection `fd` from address `from` whose hello (within kHelloWaitMs) carries
-// `token`, with that hello; else nullopt: the stranger got an error frame naming its address,
-// stderr one line, and `fd` is closed.
-std::optional<std::pair<Link, Hello>> admit(int fd, const std::string& from,
-                                            std::string_view token);
+// The node's door (net/door.h): its listener and the connections still saying hello.
+class Door;
 
 class Node {
  public:
-  Node(int listener, Link control, std::string token)
-      : listener_(listener), control_(std::move(control)), token_(std::move(token)) {}
+  Node(std::unique_ptr<Door> door, Link control, std::string token);
   ~Node();
   Node(const Node&) = delete;
 
@@ -93,7 +86,7 @@ class Node {
   Json repetition(Role& role, Links& links, const JsonObject& go);
   Hello hello() const;
 
-  int listener_;
+  std::unique_ptr<Door> door_;  // behind a pointer: the tasks' files need not see it
   Link control_;
   std::string token_;
   std::string name_;
@@ -101,10 +94,12 @@ class Node {
   uint64_t peer_timeout_ms_ = 30000;
 };
 
-// `listen --address HOST:PORT`: runs one node, which admits only connections presenting
-// `token`, until shutdown (0) or a failure (non-zero, reported to the harness first when it
-// could be). An empty token refuses to start.
-int listen(std::string_view address, std::string_view token, std::ostream& out);
+// `listen --address HOST:PORT [--allow-wildcard]`: runs one node, which admits only
+// connections presenting `token`, until shutdown (0) or a failure (non-zero, reported to the
+// harness first when it could be). An empty token, or an address bind_listener refuses, does
+// not start it.
+int listen(std::string_view address, bool allow_wildcard, std::string_view token,
+           std::ostream& out);
 
 // The network tasks this driver's nodes run (info.net_tasks).
 std::vector<std::string_view> net_tasks();
