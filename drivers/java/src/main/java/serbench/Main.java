@@ -33,14 +33,8 @@ public final class Main {
             case "train/2":
                 train(args[1]);
                 return;
-            case "listen/3":
-                if (args[1].equals("--address")) {
-                    // one node of a network cell; every failure is reported before the exit.
-                    // The cell's token comes from the environment, never the command line.
-                    System.exit(serbench.net.Node.listen(args[2],
-                        System.getenv(serbench.net.Node.TOKEN_ENV), out));
-                }
-                usage();
+            case "listen/3", "listen/4":
+                listen(List.of(args).subList(1, args.length), out);
                 return;
             case "serve/1":
                 serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
@@ -53,8 +47,27 @@ public final class Main {
 
     private static void usage() {
         System.err.println("usage: serbench-java info | serve | listen --address HOST:PORT"
-            + " | train <vectors dir>");
+            + " [--allow-wildcard] | train <vectors dir>");
         System.exit(2);
+    }
+
+    /**
+     * `listen --address HOST:PORT [--allow-wildcard]`, the flag before or after: one node of a
+     * network cell; every failure is reported before the exit. The cell's token comes from the
+     * environment, never the command line.
+     */
+    private static void listen(List<String> args, PrintStream out) {
+        String flag = "--allow-wildcard";
+        boolean allowed = args.size() == 3;
+        boolean flagFirst = allowed && args.get(0).equals(flag);
+        String address = args.get(flagFirst ? 2 : 1);
+        List<String> expected = !allowed ? List.of("--address", address)
+            : flagFirst ? List.of(flag, "--address", address) : List.of("--address", address, flag);
+        if (!args.equals(expected)) {
+            usage();
+        }
+        System.exit(serbench.net.Node.listen(address, allowed,
+            System.getenv(serbench.net.Node.TOKEN_ENV), out));
     }
 
     /**

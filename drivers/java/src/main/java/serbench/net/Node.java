@@ -5,9 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -30,23 +27,17 @@ import serbench.tasks.Rss;
  * repetition `go` → `report`, until `shutdown`. Any failure, whatever throwable it was, is
  * sent to the harness and to every peer (so they stop at once instead of timing out), and the
  * node exits non-zero. Only connections whose hello carries the cell's token are admitted: a
- * stranger is refused and logged, and the node keeps waiting for its peer.
+ * stranger is refused and logged, and never delays the peer ({@link Door}).
  */
 public final class Node {
     /** How long a node waits for the harness to connect. */
     static final long CONTROL_WAIT_MS = 60_000;
     /** How long it waits for the harness's next message (a dead harness closes at once). */
     static final long CONTROL_IDLE_MS = 3_600_000;
-    /**
-     * How long a fresh connection may take to send its hello: a silent stranger holds the
-     * node this long at most (a peer sends its hello as soon as it has connected).
-     */
-    static final long HELLO_WAIT_MS = 5_000;
     /** The environment variable that gives a node its cell's token (never the command line). */
     public static final String TOKEN_ENV = "SERBENCH_NODE_TOKEN";
 
-    private final ServerSocketChannel listener;
-    private final Selector accepting;
+    private final Door door;
     private final String token;
     private Link control;
     private String name = "";
@@ -54,50 +45,53 @@ public final class Node {
     private long peerTimeoutMs = CONTROL_WAIT_MS;
     private Links links = new Links();
 
-    private Node(ServerSocketChannel listener, String token) throws IOException {
-        this.listener = listener;
+    private Node(Door door, String token) {
+        this.door = door;
         this.token = token;
-        listener.configureBlocking(false);
-        accepting = Selector.open();
-        listener.register(accepting, SelectionKey.OP_ACCEPT);
     }
 
     /**
-     * `listen --address HOST:PORT`: runs one node, which admits only connections presenting
-     * `token`; its exit status (0 after shutdown, 1 without a token).
+     * `listen --address HOST:PORT [--allow-wildcard]`: runs one node, which admits only
+     * connections presenting `token`; its exit status (0 after shutdown, 1 without a token,
+     * on an address {@link Door#listenAddress} refuses or after any failure).
      */
-    public static int listen(String address, String token, PrintStream out) {
+    public static int listen(String address, boolean allowWildcard, String token,
+            PrintStream out) {
         if (token == null || token.isEmpty()) {
             System.err.println("serbench-java listen: " + TOKEN_ENV + " is empty or not set: a "
                 + "node admits only peers presenting its cell's token");
             return 1;
         }
-        Node node;
+        Door door;
         try {
-            ServerSocketChannel listener = ServerSocketChannel.open();
-            listener.bind(parseAddress(address));
-            node = new Node(listener, token);
-            InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
+            door = Door.bind(address, allowWildcard);
+        } catch (Failure f) {
+            System.err.println("serbench-java listen: " + f.kind + ": " + f.getMessage());
+            return 1;
+        }
+        try (door) {
+            return new Node(door, token).run(out);
+        }
+    }
+
+    /** Prints the bound address, then serves the harness; the exit status. */
+    private int run(PrintStream out) {
+        try {
             ObjectNode hello = Json.MAPPER.createObjectNode();
-            hello.put("address", format(bound));
+            hello.put("address", Door.format(door.localAddress()));
             hello.put("pid", ProcessHandle.current().pid());
             out.println(Json.MAPPER.writeValueAsString(hello));
             out.flush();
-        } catch (Exception e) {
-            System.err.println("serbench-java listen: cannot listen on " + address + ": " + e);
-            return 1;
-        }
-        try {
-            node.control = node.acceptControl();
-            node.setupAndRun();
+            control = acceptControl();
+            setupAndRun();
             return 0;
         } catch (Throwable t) {
             Failure f = asFailure(t);
             System.err.println("serbench-java listen: " + f.kind + ": " + f.getMessage());
-            if (node.control != null) {
-                node.control.sendError(f);
+            if (control != null) {
+                control.sendError(f);
             }
-            for (Link link : node.links.all()) {
+            for (Link link : links.all()) {
                 link.sendError(f);
             }
             return 1;
@@ -115,6 +109,7 @@ public final class Node {
         return Failure.internal(t.getClass().getSimpleName() + ": " + Reads.describe(t));
     }
 
+    /** A peer's `HOST:PORT`, to dial. */
     static InetSocketAddress parseAddress(String address) throws Failure {
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
@@ -122,7 +117,6 @@ public final class Node {
         }
         String host = address.substring(0, colon).replace("[", "").replace("]", "");
         if (host.isEmpty()) {
-            // a node listens only where it is told: no host is no address
             throw Failure.badRequest("'" + address + "' names no host");
         }
         try {
@@ -132,93 +126,16 @@ public final class Node {
         }
     }
 
-    private static String format(InetSocketAddress a) {
-        String host = a.getAddress().getHostAddress();
-        return (host.contains(":") ? "[" + host + "]" : host) + ":" + a.getPort();
-    }
-
     private Link acceptControl() throws Failure {
-        Admitted a = acceptAdmitted(System.nanoTime() + CONTROL_WAIT_MS * 1_000_000L,
+        Door.Admitted a = door.admit(token, System.nanoTime() + CONTROL_WAIT_MS * 1_000_000L,
             "the harness");
-        a.link.peer = "harness at " + a.link.peer;
-        if (!a.hello.role().equals("control")) {
-            throw Wire.peerFailure(a.link.peer, "dialed before the harness did");
+        Link link = a.link();
+        link.peer = "harness at " + link.peer;
+        if (!a.hello().role().equals("control")) {
+            throw Wire.peerFailure(link.peer, "dialed before the harness did");
         }
-        a.link.setTimeout(CONTROL_IDLE_MS);
-        return a.link;
-    }
-
-    /** A connection whose hello carried this node's token, and that hello. */
-    private record Admitted(Link link, Hello hello) {}
-
-    /** Accepts connections until one is admitted (before `deadline`). */
-    private Admitted acceptAdmitted(long deadline, String whom) throws Failure {
-        while (true) {
-            Admitted a = admit(accept(deadline, whom));
-            if (a != null) {
-                return a;
-            }
-        }
-    }
-
-    /**
-     * The connection if its hello (within HELLO_WAIT_MS) carries this node's token, else
-     * null: the stranger gets an error frame naming its address, stderr one line, and the
-     * connection is closed.
-     */
-    private Admitted admit(SocketChannel channel) {
-        Link link = null;
-        try {
-            link = new Link(remote(channel), channel, HELLO_WAIT_MS);
-            Hello hello = Hello.receive(link, new IoTimer());
-            hello.checkToken(token, link.peer);
-            return new Admitted(link, hello);
-        } catch (Failure refusal) {
-            System.err.println("serbench-java listen: refused a connection: "
-                + refusal.getMessage());
-            if (link != null) {
-                link.sendError(refusal);
-                link.close();
-            } else {
-                closeQuietly(channel);
-            }
-            return null;
-        }
-    }
-
-    private SocketChannel accept(long deadline, String whom) throws Failure {
-        try {
-            while (true) {
-                SocketChannel c = listener.accept();
-                if (c != null) {
-                    return c;
-                }
-                long left = (deadline - System.nanoTime()) / 1_000_000L;
-                if (left <= 0) {
-                    throw new Failure("network", whom + " did not connect in time");
-                }
-                accepting.select(left);
-                accepting.selectedKeys().clear();
-            }
-        } catch (IOException e) {
-            throw Failure.internal("accepting " + whom + ": " + e);
-        }
-    }
-
-    private static void closeQuietly(SocketChannel c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // a stranger's connection: nothing more to do with it
-        }
-    }
-
-    private static String remote(SocketChannel c) {
-        try {
-            return format((InetSocketAddress) c.getRemoteAddress());
-        } catch (IOException | RuntimeException e) {
-            return "an unknown address";
-        }
+        link.setTimeout(CONTROL_IDLE_MS);
+        return link;
     }
 
     private void setupAndRun() throws Exception {
@@ -348,6 +265,7 @@ public final class Node {
         for (long i = 0; i < accept; i++) {
             made.accepted.add(acceptPeer(deadline, me));
         }
+        door.shut();
         made.accepted.sort((a, b) -> Arrays.compareUnsigned(a.peer.getBytes(
             StandardCharsets.UTF_8), b.peer.getBytes(StandardCharsets.UTF_8)));
         try {
@@ -359,9 +277,9 @@ public final class Node {
     }
 
     private Link acceptPeer(long deadline, Hello me) throws Failure {
-        Admitted a = acceptAdmitted(deadline, "a peer the harness announced");
-        Link link = a.link;
-        Hello hello = a.hello;
+        Door.Admitted a = door.admit(token, deadline, "a peer the harness announced");
+        Link link = a.link();
+        Hello hello = a.hello();
         link.setTimeout(peerTimeoutMs);
         IoTimer timer = new IoTimer();
         try {

@@ -49,7 +49,8 @@ final class LoopbackCell implements AutoCloseable {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
         int[] exit = {-1};
-        Thread t = new Thread(() -> exit[0] = Node.listen("127.0.0.1:0", TOKEN, out), spec.name());
+        Thread t = new Thread(() -> exit[0] = Node.listen("127.0.0.1:0", false, TOKEN, out),
+            spec.name());
         t.setDaemon(true);
         t.start();
         threads.add(t);

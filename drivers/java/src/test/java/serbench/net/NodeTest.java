@@ -279,7 +279,7 @@ class NodeTest {
                     + "127\\.0\\.0\\.1:\\d+: " + s.getKey()), e.getMessage());
             }
         }
-        assertEquals(1, Node.listen("127.0.0.1:0", "", new java.io.PrintStream(
+        assertEquals(1, Node.listen("127.0.0.1:0", false, "", new java.io.PrintStream(
             java.io.OutputStream.nullOutputStream())));
     }
 
