@@ -271,6 +271,7 @@ def test_compare_through_the_fake_driver_sees_the_shift_and_the_slowed_method(ho
     # one trial of a few dozen cells: a bound a correct 5 % rate passes but for one time in
     # a thousand (the rate itself: the simulated runs above)
     assert sum(r.verdict != "no difference" for r in same.rows) <= 0.15 * len(same.rows)
-    assert [(m.method, m.ratio > 1) for m in slowed.methods] == [("beta", True)]
+    first = slowed.methods[0]  # the most apart (another may stand out by chance, rarely)
+    assert (first.method, first.ratio > 1) == ("beta", True)
     beta = [r for r in slowed.rows if r.identity["method"] == "beta"]
     assert sum(r.verdict == "slower" for r in beta) >= len(beta) / 2

@@ -15,7 +15,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from .compare import IDENTITY
+from .compare import IDENTITY, shift_line
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
 from .network.dask_placement import ClusterError
@@ -291,7 +291,8 @@ def _network_table(checks) -> None:
 
 
 COMPARE_COLUMNS = (*IDENTITY, "status_a", "status_b", "median_a_ns", "median_b_ns", "ratio",
-                   "ci_low", "ci_high", "verdict", "measured_differently")
+                   "ci_low", "ci_high", "band_low", "band_high", "verdict",
+                   "measured_differently")
 
 
 @click.command("compare")
@@ -321,8 +322,9 @@ def _compared(row) -> dict:
     low, high = row.interval
     return {**row.identity, "status_a": "ok", "status_b": "ok", "median_a_ns": row.median_a,
             "median_b_ns": row.median_b, "ratio": round(row.ratio, 6),
-            "ci_low": round(low, 6), "ci_high": round(high, 6), "verdict": row.verdict,
-            "measured_differently": row.protocol}
+            "ci_low": round(low, 6), "ci_high": round(high, 6),
+            "band_low": round(row.band[0], 6), "band_high": round(row.band[1], 6),
+            "verdict": row.verdict, "measured_differently": row.protocol}
 
 
 def _compare_document(comparison) -> dict:
@@ -333,7 +335,23 @@ def _compare_document(comparison) -> dict:
             "no_difference": verdicts["no difference"], "only_a": comparison.only_a,
             "only_b": comparison.only_b, "not_ok": len(comparison.not_ok),
             "geometric_mean_by_task": comparison.task_means(),
+            "shift": _shift_document(comparison.shift),
+            "shift_by_task": {task: _shift_document(shift)
+                              for task, shift in comparison.task_shifts.items()},
+            "between_run_sigma_by_task": {task: round(sigma, 6)
+                                          for task, sigma in comparison.sigma.items()},
+            "methods_apart": [{"language": m.language, "method": m.method,
+                               "ratio": round(m.ratio, 6), "cells": m.cells,
+                               "score": round(m.score, 2)} for m in comparison.methods],
             "hosts": list(comparison.hosts) if comparison.hosts else None}
+
+
+def _shift_document(shift) -> dict | None:
+    if shift is None:
+        return None
+    return {"ratio": round(shift.ratio, 6), "low": round(shift.low, 6),
+            "high": round(shift.high, 6), "cells": shift.cells,
+            "established": shift.established}
 
 
 def _compare_summary(comparison) -> list[str]:
@@ -345,14 +363,18 @@ def _compare_summary(comparison) -> list[str]:
              + (f", geometric mean B / A = {mean:.3f}" if mean else "")
              + (f" (over the {len(comparison.rows) - differing} measured the same way; "
                 f"{differing} measured differently)" if differing else "")
-             + f"; at 95 %: {verdicts['slower']} slower, {verdicts['faster']} faster, "
-               f"{verdicts['no difference']} no difference"
+             + f"; beyond the run-to-run noise: {verdicts['slower']} slower, "
+               f"{verdicts['faster']} faster, {verdicts['no difference']} no difference"
              + f"; {comparison.only_a} only in A, {comparison.only_b} only in B, "
                f"{len(comparison.not_ok)} not ok in at least one run"]
-    means = comparison.task_means()
-    if means:
-        lines.append("geometric mean B / A by task: "
-                     + ", ".join(f"{task} {mean:.3f}" for task, mean in means.items()))
+    lines.append(shift_line(comparison.shift))
+    if comparison.sigma:
+        lines.append("run-to-run noise by task (cells' spread beyond their rounds): "
+                     + ", ".join(f"{task} {sigma:.1%}" for task, sigma in
+                                 comparison.sigma.items()))
+    lines += [f"{m.language} {m.method}: {m.ratio - 1:+.1%} over its {m.cells} cells beyond "
+              f"the run's shift, apart from the other methods (z = {m.score:+.1f})"
+              for m in comparison.methods]
     if comparison.hosts:
         lines.append(f"the runs are from different hosts ({comparison.hosts[0]} and "
                      f"{comparison.hosts[1]}): each ratio also compares the machines")
