@@ -14,6 +14,7 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 import serbench.Failure;
 
@@ -34,7 +35,7 @@ final class Door implements AutoCloseable {
     private static final int MAX_PENDING = 512;
     /** The listen queue: room for a flood of strangers arriving while the node loads its data. */
     private static final int BACKLOG = 1024;
-    /** The refusals of `listenAddress`, worded alike in every language. */
+    /** The refusals of `listenAddresses`, worded alike in every language. */
     static final String NOT_A_PORT = "the port must be a number in 0-65535";
     static final String WILDCARD = "an empty or wildcard host (0.0.0.0, ::) listens on every "
         + "interface; --allow-wildcard allows it";
@@ -54,32 +55,37 @@ final class Door implements AutoCloseable {
         listener.register(selector, SelectionKey.OP_ACCEPT);
     }
 
-    /** Listens on `address` (checked by `listenAddress`). */
+    /** Listens on the first of `address`'s addresses that binds (`listenAddresses`). */
     static Door bind(String address, boolean allowWildcard) throws Failure {
-        InetSocketAddress target = listenAddress(address, allowWildcard);
-        // the address's own family: an IPv4 address on a dual-stack socket would be IPv6's too
-        boolean v4 = target.getAddress() instanceof Inet4Address;
-        ServerSocketChannel listener = null;
-        try {
-            listener = ServerSocketChannel.open(v4 ? StandardProtocolFamily.INET
-                : StandardProtocolFamily.INET6);
-            listener.bind(target, BACKLOG);
-            return new Door(listener);
-        } catch (UnsupportedOperationException e) {
-            closeQuietly(listener);
-            throw refusal(address, "this JVM's sockets have no IPv6");
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(listener);
-            throw refusal(address, e.toString());
+        String why = "";
+        for (InetSocketAddress target : listenAddresses(address, allowWildcard)) {
+            ServerSocketChannel listener = null;
+            try {
+                listener = ServerSocketChannel.open(family(target));
+                listener.bind(target, BACKLOG);
+                return new Door(listener);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(listener);
+                why = e instanceof UnsupportedOperationException
+                    ? "this JVM's sockets have no IPv6" : e.toString();
+            }
         }
+        throw refusal(address, why);
+    }
+
+    /** The address's own family: an IPv4 address on a dual-stack socket would be IPv6's too. */
+    private static StandardProtocolFamily family(InetSocketAddress a) {
+        return a.getAddress() instanceof Inet4Address ? StandardProtocolFamily.INET
+            : StandardProtocolFamily.INET6;
     }
 
     /**
-     * Where `listen --address HOST:PORT` binds: refused when the port is not a number in
-     * 0-65535, or, unless `allowWildcard`, when the host is empty or names a wildcard address
-     * (every interface: 0.0.0.0, ::, ::ffff:0.0.0.0). Every language checks and says the same.
+     * Where `listen --address HOST:PORT` binds, in the order to try: refused when the port is
+     * not a number in 0-65535, or, unless `allowWildcard`, when the host is empty or names a
+     * wildcard address (every interface: 0.0.0.0, ::, ::ffff:0.0.0.0). Every language checks
+     * and says the same.
      */
-    static InetSocketAddress listenAddress(String address, boolean allowWildcard)
+    static List<InetSocketAddress> listenAddresses(String address, boolean allowWildcard)
             throws Failure {
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
@@ -93,22 +99,21 @@ final class Door implements AutoCloseable {
         if (port < 0) {
             throw refusal(address, NOT_A_PORT);
         }
-        if (host.isEmpty()) {
-            if (!allowWildcard) {
-                throw refusal(address, WILDCARD);
-            }
-            return new InetSocketAddress(port); // IPv6's wildcard where there is IPv6
+        if (host.isEmpty() && !allowWildcard) {
+            throw refusal(address, WILDCARD);
         }
         InetAddress[] found;
         try {
-            found = InetAddress.getAllByName(host);
+            // every interface: IPv6's wildcard takes IPv4 too; IPv4's where there is no IPv6
+            found = host.isEmpty() ? new InetAddress[] {InetAddress.getByName("::"),
+                InetAddress.getByName("0.0.0.0")} : InetAddress.getAllByName(host);
         } catch (UnknownHostException e) {
             throw refusal(address, "unknown host");
         }
         if (!allowWildcard && Arrays.stream(found).anyMatch(InetAddress::isAnyLocalAddress)) {
             throw refusal(address, WILDCARD);
         }
-        return new InetSocketAddress(found[0], port);
+        return Arrays.stream(found).map(a -> new InetSocketAddress(a, port)).toList();
     }
 
     /** A port: decimal digits only, at most 65535; -1 otherwise. */

@@ -53,7 +53,7 @@ public final class Node {
     /**
      * `listen --address HOST:PORT [--allow-wildcard]`: runs one node, which admits only
      * connections presenting `token`; its exit status (0 after shutdown, 1 without a token,
-     * on an address {@link Door#listenAddress} refuses or after any failure).
+     * on an address {@link Door#listenAddresses} refuses or after any failure).
      */
     public static int listen(String address, boolean allowWildcard, String token,
             PrintStream out) {

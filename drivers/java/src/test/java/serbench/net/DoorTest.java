@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.Inet6Address;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -40,15 +42,21 @@ class DoorTest {
                 refusal(address));
         }
         assertEquals("cannot listen on '127.0.0.1': not HOST:PORT", refusal("127.0.0.1"));
-        assertEquals(65535, Door.listenAddress("127.0.0.1:65535", false).getPort());
-        assertEquals(80, Door.listenAddress("[::1]:00080", false).getPort());
+        assertEquals(65535, first("127.0.0.1:65535", false).getPort());
+        assertEquals(80, first("[::1]:00080", false).getPort());
         // the flag says so explicitly
-        assertTrue(Door.listenAddress("0.0.0.0:0", true).getAddress().isAnyLocalAddress());
-        assertTrue(Door.listenAddress(":0", true).getAddress().isAnyLocalAddress());
+        assertTrue(first("0.0.0.0:0", true).getAddress().isAnyLocalAddress());
+        assertTrue(first(":0", true).getAddress() instanceof Inet6Address);
+        assertTrue(first(":0", true).getAddress().isAnyLocalAddress());
+    }
+
+    private static InetSocketAddress first(String address, boolean allowWildcard)
+            throws Failure {
+        return Door.listenAddresses(address, allowWildcard).get(0);
     }
 
     private static String refusal(String address) {
-        return assertThrows(Failure.class, () -> Door.listenAddress(address, false))
+        return assertThrows(Failure.class, () -> Door.listenAddresses(address, false))
             .getMessage();
     }
 
