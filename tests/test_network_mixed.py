@@ -28,6 +28,7 @@ from test_plan import info
 MIXED_PLAN = """
 name = "mixed"
 [params]
+rounds_max = 1
 page_size = 256
 warmups = 0
 repetitions = 1

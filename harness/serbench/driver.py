@@ -214,7 +214,11 @@ class DriverProcess:
         came from elsewhere: `validate` when the method lists it (its default trusts its
         bytes, PROTOCOL.md 3), else the default."""
         if self._methods is None:
-            self._methods = self.request("info")["result"]["methods"]
+            response = self.request("info")
+            if response.get("status") != "ok":
+                raise self._failure("garbage", f"info answered {response.get('status')}: "
+                                               f"{response.get('error')}")
+            self._methods = response["result"]["methods"]
         return "validate" if "validate" in self._methods[method]["variants"] else ""
 
     def _parse(self, answer: bytes, rid: int, op: str) -> dict:
