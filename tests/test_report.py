@@ -435,10 +435,11 @@ def test_ranking_multiples_match_the_fixture(rendered, task, model, depth, n):
     assert medians == sorted(medians)
 
 
-def tie_bound(task: str) -> float:
+def tie_bound(task: str, a: str, b: str) -> float:
     """The fixture's rounds move every cell alike, so two cells' per-round ratio is constant:
-    the bound a step must clear is t(4 df) x sqrt(2) x the task's run-to-run noise alone."""
-    return 2.776 * math.sqrt(2) * noise.DEFAULT.of(task)
+    the bound a step must clear is t(4 df) x the root of the two cells' run-to-run noise
+    (their task's in their languages a and b)."""
+    return 2.776 * math.hypot(noise.DEFAULT.of(task, a), noise.DEFAULT.of(task, b))
 
 
 def test_ranks_are_tied_exactly_where_the_step_from_the_row_above_is_within_the_noise(rendered):
@@ -446,7 +447,9 @@ def test_ranks_are_tied_exactly_where_the_step_from_the_row_above_is_within_the_
     for title, task in ((TRADE_SEQ, "read_seq"), ("Ranking: write · trade, n = 10,000", "write")):
         ranked = [r for r in markdown_table(rendered["md"], title) if r[0].rstrip("=").isdigit()]
         medians = [float(r[2].replace(",", "")) for r in ranked]
-        new_rank = [i == 0 or math.log(medians[i] / medians[i - 1]) > tie_bound(task)
+        languages = [r[1].split(" · ")[0] for r in ranked]
+        new_rank = [i == 0 or math.log(medians[i] / medians[i - 1])
+                    > tie_bound(task, languages[i], languages[i - 1])
                     for i in range(len(ranked))]
         ranks, above = [], 0
         for i, starts in enumerate(new_rank):

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from fake_driver import fold, install, make_dataset, object_hash
 from serbench import driver as driver_module
 from serbench import runner as runner_module
+from serbench.tasks import write as write_task
 from serbench import provenance
 from serbench.checksum import hex64
 from serbench.cli import cli
@@ -307,6 +308,34 @@ def test_groups_are_verified_on_the_sample_and_timed_on_the_whole_dataset(home, 
 
 
 WRITE_PLAN = PLAN.replace('["write", "read_seq", "read_rand"]', '["write"]')
+
+
+def test_a_write_is_scanned_once_while_its_rounds_write_the_same_bytes(home, monkeypatch):
+    log = use(monkeypatch, home)
+    plan = WRITE_PLAN.replace("rounds_max = 1", "rounds_min = 3\nrounds_max = 3")
+    _, _, cells, samples = run(home, plan)
+    assert {c["status"] for c in cells} == {"ok"}
+    rounds = {json.loads(s["extra"])["round"] for s in samples}
+    assert rounds == {0, 1, 2}
+    scans = [r for r in requests(log) if r[1] == "scan"]
+    assert len(scans) == len(cells), "one scan per write cell, not per round"
+
+
+def test_a_write_whose_later_round_writes_other_bytes_is_scanned_again(home, monkeypatch):
+    log = use(monkeypatch, home, mode="bad_checksum", on="op=scan", after=1)  # per process
+    plan = WRITE_PLAN.replace("rounds_max = 1", "rounds_min = 2\nrounds_max = 2")
+    real_digest = write_task.file_digest
+    calls = []
+
+    def changing(path):  # every file looks new: each round's must be scanned
+        calls.append(path)
+        return real_digest(path) + bytes([len(calls) % 256])
+
+    monkeypatch.setattr(write_task, "file_digest", changing)
+    _, _, cells, _ = run(home, plan)
+    scans = [r for r in requests(log) if r[1] == "scan"]
+    assert len(scans) == 2 * len(cells)
+    assert {c["status"] for c in cells} == {"invalid"}, "the later rounds' scans were wrong"
 
 
 def test_the_write_floor_writes_each_methods_file_again_beside_its_write(home, monkeypatch):

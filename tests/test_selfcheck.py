@@ -34,7 +34,10 @@ def test_selfcheck_measures_the_noise_and_later_runs_rank_with_it(home, monkeypa
     assert agreed["pairs_reversed"] <= 0.1 * agreed["pairs_apart"]
     assert agreed["cells_flagged"] <= 0.15 * agreed["cells"]
     saved = noise.measured_here()
-    assert saved.sigma == {task: row["noise"] for task, row in tasks.items()}
+    assert {task: saved.sigma[task] for task in tasks} == {
+        task: row["noise"] for task, row in tasks.items()}
+    assert {key for key in saved.sigma if "/" in key} == {
+        f"{task}/rust" for task, row in tasks.items() if row["noise_by_language"]}
     assert document["runs"][0] in saved.source
     later, *_ = run(home, NOISY_PLAN, run_id="later")
     with Results(home / "results.duckdb", read_only=True) as results:

@@ -51,7 +51,7 @@ def test_a_noisy_cell_goes_on_until_rounds_max_or_the_time_cap():
     assert stats.stop_reason(noisy, RULE, 1) is None
     assert stats.stop_reason(noisy * 2, RULE, 1) == stats.ROUNDS_MAX
     assert stats.stop_reason(noisy, RULE, 31) == stats.TIME_CAP
-    assert stats.stop_reason(noisy[:1], RULE, 31) == stats.TIME_CAP, "one round is enough then"
+    assert stats.stop_reason(noisy[:5], RULE, 31) is None, "the cap never cuts rounds_min"
 
 
 def test_precision_wins_when_it_comes_with_the_cap():
@@ -77,19 +77,19 @@ def drifting_rounds(true_ns: float, rounds: int, drift: float, seed: int,
 def test_a_paired_difference_sees_through_a_drift_that_hides_it_unpaired():
     a = drifting_rounds(110, 12, drift=0.8, seed=1)  # 10 % slower than b
     b = drifting_rounds(100, 12, drift=0.8, seed=2)
-    paired = stats.difference(a, b, process_noise=0.0)
+    paired = stats.difference(a, b, noise_a=0.0)
     assert paired.paired and paired.distinct and paired.log_ratio == pytest.approx(
         math.log(1.1), abs=0.03)
     # the same observations without rounds in common: the drift's spread swamps the 10 %
-    unpaired = stats.difference({-1 - r: v for r, v in a.items()}, b, process_noise=0.0)
+    unpaired = stats.difference({-1 - r: v for r, v in a.items()}, b, noise_a=0.0)
     assert not unpaired.paired and not unpaired.distinct
 
 
 def test_process_to_process_noise_widens_the_bound_a_difference_must_clear():
     a = drifting_rounds(105, 12, drift=0, seed=3, noise=0.005)
     b = drifting_rounds(100, 12, drift=0, seed=4, noise=0.005)
-    assert stats.difference(a, b, process_noise=0.0).distinct
-    assert not stats.difference(a, b, process_noise=0.03).distinct, "5 % < 1.96 * 4.2 %"
+    assert stats.difference(a, b, noise_a=0.0).distinct
+    assert not stats.difference(a, b, noise_a=0.03).distinct, "5 % < 1.96 * 4.2 %"
 
 
 def test_equal_cells_are_seldom_called_distinct():
@@ -102,7 +102,7 @@ def test_equal_cells_are_seldom_called_distinct():
         machine = [1 + drift * r / 8 for r in range(8)]
         a = {r: 100 * m * rng.lognormvariate(0, 0.03) for r, m in enumerate(machine)}
         b = {r: 100 * m * rng.lognormvariate(0, 0.03) for r, m in enumerate(machine)}
-        distinct += stats.difference(a, b, process_noise=0.0).distinct
+        distinct += stats.difference(a, b, noise_a=0.0).distinct
     assert distinct / 400 <= 0.08
 
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import defaultdict
 from dataclasses import dataclass
 
 from . import stats
 from .compare import Comparison
+from .noise import sigma_from_residuals
 from .report.series import tied_ranks
 from .report.summary import compared_groups
 from .report.tasks import TaskModel
@@ -31,7 +33,7 @@ def leaders(tasks: dict[str, list[TaskModel]]) -> dict[tuple, frozenset[str]]:
             for where, entries in compared_groups(tm).items():
                 for language in {e.language for e in entries}:
                     mine = [e for e in entries if e.language == language]
-                    ranked = tied_ranks(mine, tm.process_noise, lambda e: e.cell)
+                    ranked = tied_ranks(mine, tm.noise_of, lambda e: e.cell)
                     found[(task, tm.model, where, language)] = frozenset(
                         e.name for e in ranked[0][1])
     return found
@@ -97,9 +99,22 @@ def agreement(tasks_a: dict[str, list[TaskModel]], tasks_b: dict[str, list[TaskM
 
 
 def task_noise(comparison: Comparison) -> dict[str, float]:
-    """Per task, one run's process-and-run noise (log scale): the comparison's between-run
-    spread shared out over its two runs."""
-    return {task: sigma / math.sqrt(2) for task, sigma in comparison.sigma.items()}
+    """Per task, and per task in each language with enough cells (`task/language`), one run's
+    process-and-run noise (log scale): the spread of the cells' shift-corrected log ratios
+    beyond their rounds, shared out over the two runs (noise.sigma_from_residuals)."""
+    found = {task: sigma / math.sqrt(2) for task, sigma in comparison.sigma.items()}
+    groups: dict[str, list] = defaultdict(list)
+    for row in comparison.comparable:
+        groups[f"{row.identity['task']}/{row.identity['language']}"].append(row)
+    for key, rows in groups.items():
+        task = key.split("/")[0]
+        if len(rows) < stats.MIN_TASK_CELLS or task not in comparison.task_shifts:
+            continue
+        centre = math.log(comparison.task_shifts[task].ratio)
+        found[key] = sigma_from_residuals(
+            [math.log(r.ratio) - centre for r in rows],
+            [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in rows])
+    return found
 
 
 def smallest_differences(comparison: Comparison, noise: dict[str, float]) -> dict[str, dict]:
@@ -108,11 +123,12 @@ def smallest_differences(comparison: Comparison, noise: dict[str, float]) -> dic
     found = {}
     for task in comparison.sigma:
         rows = [r for r in comparison.comparable if r.identity["task"] == task]
+        noise_of = lambda row: noise.get(f"{task}/{row.identity['language']}", noise[task])
         within = statistics.median(stats.cell_within_var(r.rounds_a, r.rounds_a) / 2
                                    for r in rows)
         rounds = statistics.median(len(r.rounds_a) for r in rows)
-        rank_bound = stats.t_quantile(max(1, int(rounds) - 1)) * math.sqrt(
-            2 * within + 2 * noise[task] ** 2)
+        between = statistics.median(2 * noise_of(r) ** 2 for r in rows)
+        rank_bound = stats.t_quantile(max(1, int(rounds) - 1)) * math.sqrt(2 * within + between)
         compare_bound = stats.CELL_Z * math.sqrt(
             statistics.median(stats.cell_within_var(r.rounds_a, r.rounds_b) for r in rows)
             + comparison.sigma[task] ** 2)

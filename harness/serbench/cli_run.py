@@ -61,10 +61,11 @@ class ProgressBar:
     LOG_EVERY_S = 15.0
 
     def __init__(self):
-        self.started = self.logged = self.last_done = time.monotonic()
-        # wall time per task: each cell is charged the time since the previous one ended, so
-        # its group's process start and verification count too
+        self.started = self.logged = self.last_event = time.monotonic()
+        # wall time per task: the time from one cell's start to the next event is its task's
+        # (rounds interleave cells, so a cell's time is spread over its comparison set's)
         self.spent: Counter = Counter()
+        self.current: Cell | None = None
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                                  console=console, transient=False)
@@ -78,13 +79,18 @@ class ProgressBar:
         self.bar = self.progress.add_task("starting", total=self.total)
 
     def start(self, cell: Cell) -> None:
+        self._charge(cell)
         self.progress.update(self.bar, description=escape(describe(cell)))
+        self._log_line(cell)
+
+    def _charge(self, cell: Cell | None) -> None:
+        now = time.monotonic()
+        if self.current is not None:
+            self.spent[self.current.task] += now - self.last_event
+        self.current, self.last_event = cell, now
 
     def done(self, cell: Cell, result: CellResult) -> None:
         self.counts[result.status] += 1
-        now = time.monotonic()
-        self.spent[cell.task] += now - self.last_done
-        self.last_done = now
         if result.status in ("invalid", "failed"):
             first_line = (result.message or "").partition("\n")[0]
             self.progress.console.print(f"[red]{result.status}[/] {escape(describe(cell))}: "
@@ -102,6 +108,7 @@ class ProgressBar:
                       f"{escape(describe(cell))}", highlight=False)
 
     def stop(self) -> None:
+        self._charge(None)
         self.progress.stop()
 
     def time_by_task(self) -> str:

@@ -22,7 +22,7 @@ from .report.data import load_run
 from .report.render import run_tasks
 from .results import Results
 
-COLUMNS = ("task", "noise", "cells", "smallest_ranked_difference",
+COLUMNS = ("task", "noise", "noise_by_language", "cells", "smallest_ranked_difference",
            "smallest_compared_difference")
 
 
@@ -31,13 +31,21 @@ COLUMNS = ("task", "noise", "cells", "smallest_ranked_difference",
 @click.option("--pin", help="CPU list for the drivers (taskset), as for `serbench run`")
 @click.option("--save/--no-save", default=True, show_default=True,
               help="keep the measured noise as this host's profile for later runs")
+@click.option("--runs", nargs=2, metavar="RUN_A RUN_B",
+              help="judge these two runs of one plan instead of running it twice")
 @format_option
-def selfcheck_command(plan: str | None, pin: str | None, save: bool, fmt: str = "table") -> None:
+def selfcheck_command(plan: str | None, pin: str | None, save: bool,
+                      runs: tuple[str, str] | None, fmt: str = "table") -> None:
     """Run PLAN (default: the embedded default plan) twice and report this machine's
     run-to-run noise per task, the smallest difference each task can then tell, and whether
     the two runs' reports agree."""
     chosen = _plan(plan)
-    runs = [run_with_progress(chosen, _pin(pin), None, False) for _ in range(2)]
+    if runs:
+        if plan is not None:
+            raise click.UsageError("give a plan to run, or --runs of two runs made, not both")
+        runs = list(runs)
+    else:
+        runs = [run_with_progress(chosen, _pin(pin), None, False) for _ in range(2)]
     db = home() / "results.duckdb"
     with Results(read_only=True) as results:
         comparison = compare_runs(results, *runs)
@@ -46,14 +54,16 @@ def selfcheck_command(plan: str | None, pin: str | None, save: bool, fmt: str = 
     sigma = {task: round(value, 5) for task, value in task_noise(comparison).items()}
     smallest = smallest_differences(comparison, sigma)
     rows = [{"task": task, "noise": sigma[task], "cells": smallest[task]["cells"],
+             "noise_by_language": {key.split("/")[1]: value for key, value in sigma.items()
+                                   if key.startswith(f"{task}/")},
              "smallest_ranked_difference": round(smallest[task]["ranking"], 4),
              "smallest_compared_difference": round(smallest[task]["compare"], 4)}
-            for task in sigma]
+            for task in smallest]
     figures = agreement_figures(agreed)
     saved = None
     if save and sigma:
-        profile = noise.Profile(sigma, f"serbench selfcheck of plan {chosen.name}: runs "
-                                       f"{runs[0]} and {runs[1]}", {"agreement": figures})
+        profile = noise.Profile(sigma, f"serbench selfcheck: runs {runs[0]} and {runs[1]}",
+                                {"agreement": figures})
         saved = str(noise.save(profile))
     notes = [shift_line(comparison.shift), *agreement_lines(agreed)]
     if saved:
@@ -84,11 +94,13 @@ def agreement_lines(agreed) -> list[str]:
 def _table(rows: list[dict], notes: list[str]) -> None:
     from rich.table import Table
     table = Table(title="Run-to-run noise of this machine, per task")
-    for column in ("task", "noise (one run)", "cells", "smallest ranked difference",
-                   "smallest compared difference"):
-        table.add_column(column, justify="left" if column == "task" else "right")
+    for column in ("task", "noise (one run)", "by language", "cells",
+                   "smallest ranked difference", "smallest compared difference"):
+        table.add_column(column, justify="left" if column in ("task", "by language") else "right")
     for row in rows:
-        table.add_row(row["task"], f"{row['noise']:.1%}", str(row["cells"]),
+        by_language = ", ".join(f"{lang} {value:.1%}"
+                                for lang, value in row["noise_by_language"].items())
+        table.add_row(row["task"], f"{row['noise']:.1%}", by_language, str(row["cells"]),
                       f"{row['smallest_ranked_difference']:.1%}",
                       f"{row['smallest_compared_difference']:.1%}")
     out = results_console()

@@ -33,9 +33,12 @@ class Profile:
     source: str  # who measured it, where and when, in a phrase the report can show
     detail: dict = field(default_factory=dict)  # the self-check's figures, kept as measured
 
-    def of(self, task: str) -> float:
-        if task in self.sigma:
-            return self.sigma[task]
+    def of(self, task: str, language: str | None = None) -> float:
+        """A cell's noise: its task's in its language when measured (`task/language`), else
+        its task's, else the largest measured."""
+        for key in (f"{task}/{language}", task):
+            if key in self.sigma:
+                return self.sigma[key]
         return max(self.sigma.values(), default=FALLBACK_SIGMA)
 
     def as_json(self) -> dict:
@@ -46,7 +49,8 @@ class Profile:
         if not self.sigma:
             return (f"not measured on this host (run `serbench selfcheck`); ranks use "
                     f"{FALLBACK_SIGMA:.0%} for every task")
-        figures = ", ".join(f"{task} {sigma:.1%}" for task, sigma in sorted(self.sigma.items()))
+        figures = ", ".join(f"{task} {sigma:.1%}" for task, sigma in sorted(self.sigma.items())
+                            if "/" not in task)
         return f"{figures} ({self.source})"
 
 

@@ -12,7 +12,8 @@ A cell's first round runs the plan's warm-ups (and a JIT's time-based ones); lat
 up once (a driver's buffers are per request) or not at all when the plan asks for none. After
 the first round the repetitions per round grow until a round lasts min_sample_ms. Rounds go on
 until the median's 95 % interval is within ci_target, or rounds_max, or the set's time cap
-(stats.stop_reason); each cell records which ended it. A cell with forks runs every round in a
+counted from the end of the first round (stats.stop_reason), but never before rounds_min;
+each cell records which ended it. A cell with forks runs every round in a
 fresh process of its own (JMH's forks), and at least `forks` rounds.
 """
 from __future__ import annotations
@@ -120,7 +121,7 @@ def run_set(cells: list[Cell], measure: Measure, record: Record, seed: str,
     when it ends (a failed or invalid round ends its cell with that round's outcome)."""
     rng = random.Random(f"rounds:{seed}")
     live = {cell: Progress(cell) for cell in cells}
-    started = clock()
+    started = None  # the end of the first round: its warm-ups are not the cap's
     number = 0
     while live:
         for cell in round_order(list(live), number, rng):
@@ -137,6 +138,7 @@ def run_set(cells: list[Cell], measure: Measure, record: Record, seed: str,
             elif number == 0:
                 progress.repetitions = stats.repetitions_per_round(
                     _repetition_ns(result.samples), cell.min_sample_ms * 1e6, cell.repetitions)
+        started = started if started is not None else clock()
         elapsed = clock() - started
         for cell, progress in list(live.items()):
             if progress.ended_by is None:

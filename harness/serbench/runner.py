@@ -385,6 +385,8 @@ class Runner:
     files: dict[tuple, FileState] = field(default_factory=dict)
     _floors: dict[tuple, dict] = field(default_factory=dict)
     samples: dict[tuple, Sample] = field(default_factory=dict)
+    # write cell identity -> digests of the file its scan proved right (tasks/write.py)
+    scanned: dict[tuple, tuple] = field(default_factory=dict)
     networks: Networks = field(default_factory=Networks)
     # every file this run writes carries it; trusting reads open no other (PROTOCOL.md 3)
     run_stamp: str = field(default_factory=new_run_stamp)

@@ -9,8 +9,9 @@ iterations). Everything here works on those observations, on a log scale where i
 
 - a cell's figure is the median of its rounds' observations; its 95 % interval is the
   distribution-free one of order statistics (the sign test's), which needs MIN_CI_ROUNDS;
-- a cell stops when that interval's half-width is within the plan's `ci_target` of the median
-  (`precision`), or at `rounds_max`, or when its comparison set used up `time_cap_s`;
+- a cell gets `rounds_min` rounds, then stops when that interval's half-width is within the
+  plan's `ci_target` of the median (`precision`), or at `rounds_max`, or when its comparison
+  set has measured `time_cap_s` since its first round (warm-ups are the first round's);
 - two cells of one run differ when the mean of their per-round log ratios (paired: the drift
   cancels) is away from 0 by more than chance allows: Student's t times the root of the
   paired mean's variance plus both cells' process-to-process variance (the machine's, from
@@ -114,16 +115,19 @@ PRECISION, ROUNDS_MAX, TIME_CAP = "precision", "rounds_max", "time_cap"
 
 
 def stop_reason(values: Sequence[float], rule: StopRule, elapsed_s: float) -> str | None:
-    """Why a cell measured so far needs no more rounds, or None to go on. Precision first: a
+    """Why a cell measured so far needs no more rounds, or None to go on. Every cell gets
+    rounds_min rounds; then precision, rounds_max or the time cap (`elapsed_s`: the set's
+    time since its first round, whose warm-ups it does not count) end it. Precision first: a
     cell that reached it says so even when the cap came at the same round."""
     rounds = len(values)
-    if rounds >= rule.rounds_min:
-        width = relative_half_width(values)
-        if width is not None and width <= rule.ci_target:
-            return PRECISION
+    if rounds < rule.rounds_min:
+        return None
+    width = relative_half_width(values)
+    if width is not None and width <= rule.ci_target:
+        return PRECISION
     if rounds >= rule.rounds_max:
         return ROUNDS_MAX
-    if rounds >= 1 and elapsed_s >= rule.time_cap_s:
+    if elapsed_s >= rule.time_cap_s:
         return TIME_CAP
     return None
 
@@ -167,13 +171,14 @@ class Difference:
         return abs(self.log_ratio) > self.bound
 
 
-def difference(a: dict[int, float], b: dict[int, float], process_noise: float) -> Difference:
+def difference(a: dict[int, float], b: dict[int, float], noise_a: float,
+               noise_b: float | None = None) -> Difference:
     """Do cells a and b (round -> observation) of one run differ? A t-test on the log scale:
     paired on the rounds both measured (the drift cancels), else Welch's on each cell's own
-    rounds; `process_noise` (the standard deviation, on the log scale, of a cell's figure from
-    one process to another) adds to the variance for each of the two processes."""
+    rounds; each cell's process noise (the standard deviation, on the log scale, of its figure
+    from one process and run to another; `noise_b` defaults to `noise_a`) adds its variance."""
     pairs = paired_log_ratios(a, b)
-    between = 2 * process_noise ** 2
+    between = noise_a ** 2 + (noise_a if noise_b is None else noise_b) ** 2
     if len(pairs) >= 2:
         se2 = statistics.variance(pairs) / len(pairs)
         return Difference(statistics.fmean(pairs),

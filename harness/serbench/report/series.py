@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import stats
@@ -214,30 +215,33 @@ class Ranking:
         return [r for r in self.rows if r.rank not in ("", "floor")]
 
 
-def rankings(series: list[Series], n: int | None, process_noise: float) -> list[Ranking]:
+NoiseOf = Callable[[Cell], float]  # a cell's run-to-run noise (noise.Profile.of)
+
+
+def rankings(series: list[Series], n: int | None, noise_of: NoiseOf) -> list[Ranking]:
     """One ranking per access depth: comparisons are made at equal depth, with the floor in
-    each. `process_noise`: the task's run-to-run noise (noise.py), which a step between two
-    ranks must clear."""
+    each. `noise_of`: each cell's run-to-run noise (noise.py), which a step between two ranks
+    must clear."""
     floors = floor_series(series, n)
     by_depth: dict[str, list[Series]] = defaultdict(list)
     for s in series:
         if not s.is_floor:
             by_depth[s.key.depth].append(s)
-    return [_ranking(depth, by_depth[depth], floors, series, n, process_noise)
+    return [_ranking(depth, by_depth[depth], floors, series, n, noise_of)
             for depth in sorted(by_depth, key=lambda d: canonical(d, DEPTHS))]
 
 
-def distinct(a: Cell, b: Cell, process_noise: float) -> bool:
+def distinct(a: Cell, b: Cell, noise_of: NoiseOf) -> bool:
     """Does this run set the two cells apart (stats.difference, paired on their rounds)?"""
-    return stats.difference(a.rounds, b.rounds, process_noise).distinct
+    return stats.difference(a.rounds, b.rounds, noise_of(a), noise_of(b)).distinct
 
 
-def tied_ranks(cells: list, process_noise: float, cell_of=lambda x: x) -> list[tuple[str, list]]:
+def tied_ranks(cells: list, noise_of: NoiseOf, cell_of=lambda x: x) -> list[tuple[str, list]]:
     """`cells` (or items holding one: `cell_of`) in ranks: each rank the items this run does not
     set apart from their neighbour, named `k` alone or `k=` when tied, k counting the items
     ranked above it plus one."""
     sets = stats.tied_sets(cells, lambda x: (cell_of(x).total.median, cell_of(x).cell_id),
-                           lambda x, y: distinct(cell_of(x), cell_of(y), process_noise))
+                           lambda x, y: distinct(cell_of(x), cell_of(y), noise_of))
     ranked, above = [], 0
     for tied in sets:
         ranked.append((f"{above + 1}" + ("=" if len(tied) > 1 else ""), tied))
@@ -251,8 +255,8 @@ def _measured_at(s: Series, n: int | None) -> Cell | None:
 
 
 def _ranking(depth: str, group: list[Series], floors: list[Series], everything: list[Series],
-             n: int | None, process_noise: float) -> Ranking:
-    ranked = tied_ranks([(s, c) for s in group if (c := _measured_at(s, n))], process_noise,
+             n: int | None, noise_of: NoiseOf) -> Ranking:
+    ranked = tied_ranks([(s, c) for s in group if (c := _measured_at(s, n))], noise_of,
                         lambda sc: sc[1])
     best = ranked[0][1][0][1].total.median if ranked else None
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .blocks import Facts, Row, Section, Table
 from .data import COLD_TOLERANCE, EVICTING, Cell
 from .reference import Measured, published_outcomes
-from .series import LANGUAGES, Series, canonical, distinct, label_without, tied_ranks
+from .series import LANGUAGES, NoiseOf, Series, canonical, distinct, label_without, tied_ranks
 from .sizes import SizeEntry
 from .tasks import TaskModel, spec_for
 from .units import multiple, number, unit_for
@@ -77,7 +77,7 @@ def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Ta
             continue
         for tm in models:
             for where, entries in compared_groups(tm).items():
-                rows.append(_row(task, tm.model, where, entries, languages, tm.process_noise))
+                rows.append(_row(task, tm.model, where, entries, languages, tm.noise_of))
     return Table("Fastest and slowest per language, at equal depth and setting",
                  ["task", "model", "at", *languages, "spread"], rows,
                  "Per language: its fastest implementations, median time and multiple of the "
@@ -112,8 +112,8 @@ def implementation_name(s: Series) -> str:
 
 
 def _row(task: str, model: str, where: str, entries: list[Entry], languages: list[str],
-         process_noise: float) -> Row:
-    overall = tied_ranks(entries, process_noise, lambda e: e.cell)
+         noise_of: NoiseOf) -> Row:
+    overall = tied_ranks(entries, noise_of, lambda e: e.cell)
     best = overall[0][1]
     unit = unit_for(min(e.ns for e in best))
     per_language = []
@@ -122,9 +122,9 @@ def _row(task: str, model: str, where: str, entries: list[Entry], languages: lis
         if not mine:
             per_language.append("—")
             continue
-        ranked = tied_ranks(mine, process_noise, lambda e: e.cell)
+        ranked = tied_ranks(mine, noise_of, lambda e: e.cell)
         fastest, slowest = ranked[0][1], ranked[-1][1]
-        tied_with_best = not distinct(best[0].cell, fastest[0].cell, process_noise)
+        tied_with_best = not distinct(best[0].cell, fastest[0].cell, noise_of)
         text = (f"{' ≈ '.join(e.name for e in fastest)} {number(unit.of(fastest[0].ns))} "
                 f"{unit.name} ({multiple(_apart(best, fastest))}"
                 f"{', tied for fastest' if tied_with_best else ''})")

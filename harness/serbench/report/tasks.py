@@ -29,7 +29,7 @@ class TaskModel:
     n: int | None
     shared_n: bool
     palette: Palette
-    process_noise: float  # the task's run-to-run noise a rank step must clear (noise.py)
+    noise: Profile  # the run-to-run noise a rank step must clear, as the run recorded it
 
     @property
     def slug(self) -> str:
@@ -46,7 +46,10 @@ class TaskModel:
         return floor_series(self.series, self.n)
 
     def rankings(self) -> list[Ranking]:
-        return rankings(self.series, self.n, self.process_noise)
+        return rankings(self.series, self.n, self.noise_of)
+
+    def noise_of(self, cell: Cell) -> float:
+        return self.noise.of(cell.task, cell.language)
 
 
 Builder = Callable[[TaskModel], list]
@@ -241,8 +244,7 @@ def task_models(cells: list[Cell], palette: Palette,
         for model in sorted(grouped[task], key=lambda m: canonical(m, MODELS)):
             series = build_series(grouped[task][model])
             n, shared = chosen_n(series)
-            result[task].append(TaskModel(task, model, series, n, shared, palette,
-                                          noise.of(task)))
+            result[task].append(TaskModel(task, model, series, n, shared, palette, noise))
     return result
 
 

@@ -15,7 +15,8 @@ pub fn info() -> Value {
         .iter()
         .map(|m| {
             let depths: Vec<&str> = m.depths.iter().map(|d| d.id()).collect();
-            let mut spec = json!({"depths": depths, "variants": m.variants, "models": models,
+            let mut spec = json!({"depths": depths, "variants": m.offered_variants(),
+                                  "models": models,
                                   "files": m.files, "settings": (m.settings)(),
                                   "libraries": method_libraries(m.libraries, &linked)});
             if !m.writes {

@@ -74,9 +74,8 @@ impl Cell {
         let variant = match req.variant.as_deref().unwrap_or("") {
             "" => "",
             wanted => method
-                .variants
-                .iter()
-                .copied()
+                .offered_variants()
+                .into_iter()
                 .find(|&v| v == wanted)
                 .ok_or_else(|| {
                     Failure::unsupported(format!("rust {id} has no variant '{wanted}'"))

@@ -6,7 +6,7 @@
 use serbench_model::{dispatch, ModelId, ModelType};
 use serde_json::{Map, Value};
 
-use crate::methods::{Codec, Method};
+use crate::methods::{Codec, Method, REPEAT_ENV};
 use crate::protocol::{Depth, Failure};
 use crate::tasks::{Task, TaskRequest};
 
@@ -26,10 +26,18 @@ pub struct MethodSpec {
     /// Where its objects start within a page: a multiple of this (PROTOCOL.md 4.1).
     pub align: usize,
     pub variants: &'static [&'static str],
+    pub test_variants: &'static [&'static str],
     pub settings: fn() -> Map<String, Value>,
 }
 
 impl MethodSpec {
+    /// Its variants, with the test-only ones while [`REPEAT_ENV`] is set.
+    pub fn offered_variants(&self) -> Vec<&'static str> {
+        let testing = std::env::var_os(REPEAT_ENV).is_some();
+        let extra = self.test_variants.iter().filter(|_| testing);
+        self.variants.iter().chain(extra).copied().collect()
+    }
+
     /// The read variant that checks every byte: `validate` where the method's default trusts
     /// its bytes (PROTOCOL.md 3), else the default. Bytes from another process read this way.
     pub fn validating_variant(&self) -> &'static str {
@@ -56,6 +64,7 @@ macro_rules! registry {
                 writes: <$method as Method>::WRITES,
                 align: <$method as Method>::ALIGN,
                 variants: <$method as Method>::VARIANTS,
+                test_variants: <$method as Method>::TEST_VARIANTS,
                 settings: <$method as Method>::settings,
             },
         )*];

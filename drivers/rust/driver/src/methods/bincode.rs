@@ -5,32 +5,49 @@
 use bincode::Options;
 use serbench_model::{Hasher, ModelType};
 
-use super::{fold_decoded, Codec, DecodeError, Method};
+use super::{fold_decoded, Codec, DecodeError, Method, Repeat};
 use crate::protocol::Depth;
 
+/// `repeat` (test-only, [`Repeat`]): a share of its encodes and decodes done twice.
 #[derive(Default)]
-pub struct Bincode;
+pub struct Bincode {
+    repeat: Repeat,
+}
 
 impl Method for Bincode {
     const ID: &'static str = "bincode";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
     const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/bincode.rs"];
     const LIBRARIES: &'static [&'static str] = &["bincode@1", "serde"];
+    const TEST_VARIANTS: &'static [&'static str] = &["repeat"];
+
+    fn for_variant(variant: &str) -> Self {
+        match variant {
+            "repeat" => Bincode {
+                repeat: Repeat::from_env(),
+            },
+            _ => Self::default(),
+        }
+    }
 }
 
 impl<M: ModelType> Codec<M> for Bincode {
     #[inline]
     fn encode(&mut self, value: &M, out: &mut Vec<u8>) {
+        if self.repeat.due() {
+            let mut again = Vec::new();
+            bincode::serialize_into(&mut again, value).expect("model values always serialize");
+            std::hint::black_box(again);
+        }
         bincode::serialize_into(out, value).expect("model values always serialize");
     }
 
     #[inline]
     fn decode(&mut self, bytes: &[u8]) -> Result<M, DecodeError> {
-        // `bincode::deserialize`'s options, but trailing bytes are corruption here
-        bincode::DefaultOptions::new()
-            .with_fixint_encoding()
-            .deserialize(bytes)
-            .map_err(error)
+        if self.repeat.due() {
+            std::hint::black_box(decode::<M>(bytes).ok());
+        }
+        decode(bytes)
     }
 
     #[inline]
@@ -40,6 +57,15 @@ impl<M: ModelType> Codec<M> for Bincode {
             other => Err(DecodeError::depth(Self::ID, other)),
         }
     }
+}
+
+#[inline]
+fn decode<M: ModelType>(bytes: &[u8]) -> Result<M, DecodeError> {
+    // `bincode::deserialize`'s options, but trailing bytes are corruption here
+    bincode::DefaultOptions::new()
+        .with_fixint_encoding()
+        .deserialize(bytes)
+        .map_err(error)
 }
 
 /// bincode 1 reports reading past the end as an I/O error with no text of its own.

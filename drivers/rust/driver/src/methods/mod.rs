@@ -43,6 +43,9 @@ pub trait Method: Default {
     /// Its labelled read variants besides the default `""` (as in the C++ driver: `validate`
     /// names the checking path of a method whose default trusts its own bytes).
     const VARIANTS: &'static [&'static str] = &[];
+    /// Variants offered only while [`REPEAT_ENV`] is set: the method made slower on purpose,
+    /// to test that rankings and comparisons find a known slowdown ([`Repeat`]).
+    const TEST_VARIANTS: &'static [&'static str] = &[];
     /// The alignment its objects need within a page (PROTOCOL.md 4.1: at most 8), for
     /// methods that read their bytes in place.
     const ALIGN: usize = 1;
@@ -61,6 +64,48 @@ pub trait Method: Default {
     /// Settings that change its results (e.g. a compression level), reported in `info`.
     fn settings() -> Map<String, Value> {
         Map::new()
+    }
+}
+
+/// The test-only slowdown: `SERBENCH_TEST_REPEAT=SHARE` (0 to 1) offers the `repeat` variant
+/// of the methods that list it, which does that share of its per-object work twice (encode,
+/// decode or fold again, the result dropped). Never set by the harness; a user sets it to
+/// check that a run finds a slowdown of known size (and with 0 to run the variant unslowed).
+pub const REPEAT_ENV: &str = "SERBENCH_TEST_REPEAT";
+
+/// Which calls of a `repeat` variant do their work twice: every `every`-th (0: none).
+#[derive(Default)]
+pub struct Repeat {
+    every: u32,
+    calls: u32,
+}
+
+impl Repeat {
+    /// From [`REPEAT_ENV`]: a share of 0.2 repeats every 5th call.
+    pub fn from_env() -> Self {
+        let share: f64 = std::env::var(REPEAT_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0);
+        let every = match share > 0.0 {
+            true => (1.0 / share.min(1.0)).round() as u32,
+            false => 0,
+        };
+        Repeat { every, calls: 0 }
+    }
+
+    /// Whether this call does its work again.
+    #[inline]
+    pub fn due(&mut self) -> bool {
+        if self.every == 0 {
+            return false;
+        }
+        self.calls += 1;
+        if self.calls == self.every {
+            self.calls = 0;
+            return true;
+        }
+        false
     }
 }
 
@@ -518,5 +563,20 @@ mod bad_input_tests {
                 read(method, model, &flipped);
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod repeat_tests {
+    use super::Repeat;
+
+    #[test]
+    fn a_share_repeats_that_many_calls_in_turn() {
+        let mut fifth = Repeat { every: 5, calls: 0 };
+        let due: Vec<bool> = (0..10).map(|_| fifth.due()).collect();
+        assert_eq!(due.iter().filter(|&&d| d).count(), 2);
+        assert!(due[4] && due[9]);
+        let mut none = Repeat::default();
+        assert!(!(0..100).any(|_| none.due()), "without the variable nothing repeats");
     }
 }
