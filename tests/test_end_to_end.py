@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import built_driver
 from fake_driver import make_dataset
 from serbench import driver as driver_module
 from serbench.cli import cli
@@ -47,8 +48,7 @@ languages = ["rust"]
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch) -> Path:
     """A private SERBENCH_HOME with golden-vector datasets; only the real Rust driver."""
-    if not (RUST.is_file() and os.access(RUST, os.X_OK)):
-        pytest.fail(f"{RUST} is not built; run `serbench build`")
+    built_driver("rust")
     home = tmp_path / "home"
     monkeypatch.setenv("SERBENCH_HOME", str(home))
     monkeypatch.setattr(driver_module, "BUILD_PATHS",

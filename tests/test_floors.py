@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_drivers
 from fake_driver import make_dataset
-from serbench.driver import BUILD_PATHS, LANGUAGES, env_var
+from serbench.driver import LANGUAGES, env_var
 from serbench.plan import RAW, parse_plan
 from serbench.results import Results
 from serbench.runner import run_plan
@@ -42,9 +43,7 @@ page_size = 512
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> tuple[list, list]:
-    missing = [str(p) for p in BUILD_PATHS.values() if not p.is_file()]
-    if missing:
-        pytest.fail(f"drivers not built: {', '.join(missing)}; run `serbench build`")
+    built_drivers()
     home = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SERBENCH_HOME", str(home))

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_drivers
 from fake_driver import make_dataset, write_dataset
-from serbench.driver import BUILD_PATHS, LANGUAGES
+from serbench.driver import LANGUAGES
 from serbench.paged import extents
 from serbench.runner import driver_infos
 from serbench.verify import FAILED, OK, verify
@@ -43,11 +44,8 @@ GZIP_HEADER = bytes.fromhex("1f8b08000000000000ff")  # no flags, MTIME 0, XFL 0,
 
 @pytest.fixture(scope="module")
 def checks(tmp_path_factory) -> list:
-    missing = [str(path) for path in BUILD_PATHS.values() if not path.is_file()]
-    if missing:
-        pytest.fail(f"drivers not built: {', '.join(missing)}; run `serbench build`")
+    paths = built_drivers()
     data = make_dataset(tmp_path_factory.mktemp("golden"), models=MODELS, copies=2)
-    paths = {language: BUILD_PATHS[language] for language in LANGUAGES}
     return verify(paths, driver_infos(paths), data, timeout_s=120, methods=tuple(SHARED))
 
 
@@ -56,7 +54,7 @@ def small_pages(tmp_path_factory) -> tuple[list, Path]:
     """The shared formats' matrix at SMALL_PAGE, every producer's files kept."""
     root = tmp_path_factory.mktemp("small-pages")
     data = make_dataset(root / "data", models=MODELS, copies=2)
-    paths = {language: BUILD_PATHS[language] for language in LANGUAGES}
+    paths = built_drivers()
     checks = verify(paths, driver_infos(paths), data, timeout_s=120, methods=tuple(SHARED),
                     page_size=SMALL_PAGE, files=root / "files")
     return checks, root / "files"
@@ -73,7 +71,7 @@ def offering(method: str) -> list[str]:
 
 
 def test_every_driver_offers_its_shared_formats_for_every_model():
-    infos = driver_infos({language: BUILD_PATHS[language] for language in LANGUAGES})
+    infos = driver_infos(built_drivers())
     for language, methods in REQUIRED.items():
         offered = infos[language]["methods"]
         for method in methods:
@@ -187,7 +185,7 @@ def large_customers(directory: Path) -> Path:
 def large(tmp_path_factory) -> tuple[list, Path]:
     root = tmp_path_factory.mktemp("large")
     data = large_customers(root / "data")
-    paths = {language: BUILD_PATHS[language] for language in LANGUAGES}
+    paths = built_drivers()
     checks = verify(paths, driver_infos(paths), data, timeout_s=120, methods=tuple(SHARED),
                     files=root / "files")
     return checks, root / "files"

@@ -4,13 +4,13 @@ sort's memory budget on an input ten times the budget, in a heap smaller than th
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import built_driver
 from fake_driver import make_dataset
 from serbench import driver as driver_module
 from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
@@ -45,9 +45,7 @@ languages = ["java"]
 @pytest.fixture
 def java_home(tmp_path: Path, monkeypatch) -> Path:
     """A private SERBENCH_HOME with golden-vector datasets; only the real Java driver."""
-    if not (JAVA.is_file() and os.access(JAVA, os.X_OK)
-            and (JAVA.parent / "target" / "serbench-java.jar").is_file()):
-        pytest.fail(f"{JAVA} is not built; run `serbench build`")
+    built_driver("java")
     home = tmp_path / "home"
     monkeypatch.setenv("SERBENCH_HOME", str(home))
     monkeypatch.setattr(driver_module, "BUILD_PATHS",
@@ -165,6 +163,7 @@ def trades(path: Path) -> list[str]:
 
 def test_sort_dedup_stays_within_its_budget_in_a_heap_smaller_than_the_input(
         tmp_path, monkeypatch):
+    built_driver("java")
     source = tmp_path / "trade.jsonl"
     lines = trades(source)
     base, output = tmp_path / "trade", tmp_path / "sorted"
@@ -197,6 +196,7 @@ def test_sort_dedup_stays_within_its_budget_in_a_heap_smaller_than_the_input(
 def test_the_launcher_shares_the_classes_of_this_build_and_names_no_directory():
     """Class Data Sharing (drivers/java/serbench-java): an archive made from this very jar,
     used by every JVM, and reported in info's flags by file name only."""
+    built_driver("java")
     info = json.loads(subprocess.run([str(JAVA), "info"], capture_output=True, check=True,
                                      text=True).stdout)
     flags = info["toolchain"]["flags"].split()
@@ -211,6 +211,7 @@ def test_the_driver_says_nothing_on_stderr_about_logging():
     """Avro logs through SLF4J: without a provider on the class path every JVM (each node
     too, whose stderr a failed network cell keeps) began its stderr with SLF4J's three
     "no providers" warnings; the pom pins the no-op provider."""
+    built_driver("java")
     vectors = Path(__file__).resolve().parents[1] / "vectors" / "part.jsonl"
     requests = [{"id": 1, "op": "info"},
                 {"id": 2, "op": "roundtrip", "model": "part", "method": "avro",

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_driver
 from serbench.checksum import hex64, object_hash
-from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess
+from serbench.driver import LANGUAGES, DriverProcess
 from serbench.models import MAX_NESTING, STRUCTS, nesting
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "tweet.jsonl"
@@ -38,9 +39,7 @@ def write_line(path: Path, tweet: dict) -> Path:
 
 @pytest.fixture(scope="module", params=LANGUAGES)
 def driver(request):
-    if not BUILD_PATHS[request.param].is_file():
-        pytest.fail(f"{request.param} driver not built; run `serbench build`")
-    with DriverProcess(request.param, BUILD_PATHS[request.param], timeout_s=60) as d:
+    with DriverProcess(request.param, built_driver(request.param), timeout_s=60) as d:
         yield d
 
 

@@ -20,9 +20,9 @@ from serbench.network import cell as cell_module
 from serbench.plan import PlanError, describe, expand, parse_plan
 from serbench.results import Results
 
+from conftest import built_driver
 from fake_driver import make_dataset
 from test_end_to_end import cli_ok
-from test_network_nodes import node
 from test_plan import info
 
 MIXED_PLAN = """
@@ -207,7 +207,8 @@ def mixed_home(tmp_path: Path, monkeypatch) -> Path:
     """A private SERBENCH_HOME with golden-vector datasets and every real driver."""
     home = tmp_path / "home"
     monkeypatch.setenv("SERBENCH_HOME", str(home))
-    monkeypatch.setattr(driver_module, "BUILD_PATHS", {lang: node(lang) for lang in LANGUAGES})
+    monkeypatch.setattr(driver_module, "BUILD_PATHS",
+                        {lang: built_driver(lang) for lang in LANGUAGES})
     for lang in LANGUAGES:
         monkeypatch.delenv(env_var(lang), raising=False)
     make_dataset(home / "data" / "default", models=("part",), copies=4)

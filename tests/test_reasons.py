@@ -6,16 +6,16 @@ rkyv's errors said only "bitcode error" and "failed without error information").
 """
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
+from conftest import built_driver
 from fake_driver import make_dataset
 from serbench import paged
 from serbench.datasets.manifest import data_path
-from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, new_run_stamp
+from serbench.driver import LANGUAGES, DriverProcess, new_run_stamp
 
 PAGE = 4096
 # what libraries say when they say nothing
@@ -48,9 +48,7 @@ def reason_problem(message: str, base: Path, obj: int) -> str | None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_every_refusal_names_the_object_and_says_what_is_wrong(language, tmp_path):
-    path = BUILD_PATHS[language]
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.fail(f"{path} is not built; run `serbench build`")
+    path = built_driver(language)
     data = make_dataset(tmp_path / "data", models=("part",), copies=1)
     problems, refused = [], set()
     with DriverProcess(language, path, timeout_s=60, run_stamp=new_run_stamp()) as d:

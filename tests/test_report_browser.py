@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from conftest import require
 from serbench.published import FIGURES
 from serbench.report import render_run
 from test_report import RUN, figures, make_results_db
@@ -26,9 +27,8 @@ CONSOLE_PROBLEM = re.compile(r":CONSOLE[^\]]*\] \"(?:Uncaught|.*(?:Error|violate
 
 def chromium() -> str:
     path = shutil.which("chromium")
-    if path is None:
-        pytest.fail("headless Chromium is required: install the Debian package `chromium` "
-                    "(apt-get install --no-install-recommends chromium)")
+    require(path is not None, "headless Chromium is required: install the Debian package "
+                              "`chromium` (apt-get install --no-install-recommends chromium)")
     return path
 
 

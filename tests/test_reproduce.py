@@ -11,14 +11,13 @@ from click.testing import CliRunner
 
 from fake_driver import install, make_dataset
 from serbench import driver as driver_module
-from serbench import provenance
+from serbench import provenance, reproduce
 from serbench.cli import cli
 from serbench.driver import LANGUAGES, env_var
 from serbench.models import MODELS
 from serbench.plan import NET_TASKS, PROTOCOL_TASKS, expand, load_embedded, parse_plan
 from serbench.published import FIGURES, CellNeed
-from serbench.reproduce import (CELL_S, CODEC_BYTES_PER_S, DISK_BYTES_PER_S, FULL, QUICK,
-                                START_S, dataset_sizes, estimate, figure_gaps, need_met,
+from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps, need_met,
                                 recipes)
 from test_report import markdown_table
 
@@ -141,7 +140,13 @@ n = [100]
 """
 
 
-def test_the_estimate_is_computed_from_the_plan(tmp_path):
+def test_the_estimate_is_computed_from_the_plan(tmp_path, monkeypatch):
+    # rates chosen so that each term of the model is a round number of seconds
+    monkeypatch.setattr(reproduce, "CELL_S", 0.5)
+    monkeypatch.setattr(reproduce, "CODEC_BYTES_PER_S", 89_200)
+    monkeypatch.setattr(reproduce, "DISK_BYTES_PER_S", 44_600)
+    monkeypatch.setattr(reproduce, "DATA_BYTES_PER_S", 223_000)
+    monkeypatch.setitem(reproduce.START_S, "rust", 3.0)
     plan = parse_plan(ESTIMATED, "t.toml", "t")
     made = recipes(plan)
     assert [(r.dataset, r.counts, r.command) for r in made] == [
@@ -150,21 +155,20 @@ def test_the_estimate_is_computed_from_the_plan(tmp_path):
     infos = offering(plan, languages=("rust",))
     cells = expand(plan, infos, sizes.count, tmp_path)
     expected = estimate(cells, sizes, made, tmp_path)
-    # one cell: 4 passes (1 warm-up, 3 repetitions) over 100 trade objects of 223 JSON bytes,
-    # warm, in one Rust process; the dataset to make is 1000 objects of 223 bytes; the batch
-    # keeps one file of the whole dataset
-    work = 4 * 100 * 223 / CODEC_BYTES_PER_S
-    assert expected.seconds_by_task == {"read_seq": pytest.approx(CELL_S + work)}
-    assert expected.start_seconds == START_S["rust"]
+    # one cell: 0.5 s, then 4 passes (1 warm-up, 3 repetitions) over 100 trade objects of 223
+    # JSON bytes, warm: 89,200 bytes, 1 s; one Rust process, 3 s; the dataset to make, 1000
+    # objects of 223 bytes, 1 s; the batch keeps one file of the whole dataset
+    assert expected.seconds_by_task == {"read_seq": pytest.approx(1.5)}
+    assert expected.start_seconds == 3.0
+    assert expected.data_seconds == pytest.approx(1.0)
     assert expected.data_bytes == 223_000
     assert expected.files_bytes == 223_000
-    assert expected.seconds == pytest.approx(CELL_S + work + START_S["rust"]
-                                             + expected.data_seconds)
-    # cold: every pass also reads its 100 objects from the disk
+    assert expected.seconds == pytest.approx(5.5)
+    # cold: every pass also reads its 100 objects from the disk, 2 s more
     cold = expand(parse_plan(ESTIMATED.replace("cold = false", "cold = true"), "t.toml", "t"),
                   infos, sizes.count, tmp_path)
     assert estimate(cold, sizes, made, tmp_path).seconds_by_task["read_seq"] == \
-        pytest.approx(CELL_S + work + 4 * 100 * 223 / DISK_BYTES_PER_S)
+        pytest.approx(3.5)
     # a made dataset is not made again, and its manifest gives its size
     make_dataset(tmp_path / "small", models=("trade",), copies=2)
     sizes = dataset_sizes(made, tmp_path)

@@ -6,15 +6,15 @@ while the `validate` variant reads it. Through the real release drivers (`serben
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
+from conftest import built_driver
 from fake_driver import make_dataset
 from serbench import driver as driver_module
 from serbench.datasets.manifest import data_path, load_manifest
-from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var, new_run_stamp
+from serbench.driver import LANGUAGES, DriverProcess, env_var, new_run_stamp
 from serbench.plan import parse_plan
 from serbench.results import Results
 from serbench.runner import run_plan
@@ -37,13 +37,6 @@ languages = ["rust", "cpp"]
 """
 
 
-def built(language: str) -> Path:
-    path = BUILD_PATHS[language]
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.fail(f"{path} is not built; run `serbench build`")
-    return path
-
-
 @pytest.mark.parametrize("language", sorted(TRUSTING))
 def test_a_trusting_read_opens_only_a_file_of_its_own_run(language, tmp_path):
     method, base = TRUSTING[language], tmp_path / "trade"
@@ -52,13 +45,13 @@ def test_a_trusting_read_opens_only_a_file_of_its_own_run(language, tmp_path):
     written, other = new_run_stamp(), new_run_stamp()
 
     def read(stamp: str | None, variant: str = "") -> dict:
-        with DriverProcess(language, built(language), timeout_s=30, run_stamp=stamp) as d:
+        with DriverProcess(language, built_driver(language), timeout_s=30, run_stamp=stamp) as d:
             return d.request("run", task="read_seq", model="trade", method=method,
                              depth="access", variant=variant,
                              params={"input": str(base), "start": 0, "n": count,
                                      "cold": False, "warmups": 0, "repetitions": 1})
 
-    with DriverProcess(language, built(language), timeout_s=30, run_stamp=written) as d:
+    with DriverProcess(language, built_driver(language), timeout_s=30, run_stamp=written) as d:
         encoded = d.request("encode", model="trade", method=method, depth="", variant="",
                             params={"input": str(data_path(data, "trade")),
                                     "output": str(base), "page_size": 4096})
@@ -77,7 +70,7 @@ def test_a_trusting_read_opens_only_a_file_of_its_own_run(language, tmp_path):
 
 def test_a_run_reads_its_own_files_through_trusting_reads(tmp_path, monkeypatch):
     """A whole run in one stamp: every rkyv and inplace cell ok, the default variant's too."""
-    paths = {language: built(language) if language in TRUSTING else tmp_path / "none"
+    paths = {language: built_driver(language) if language in TRUSTING else tmp_path / "none"
              for language in LANGUAGES}
     home = tmp_path / "home"
     monkeypatch.setenv("SERBENCH_HOME", str(home))

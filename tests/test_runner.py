@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import require
 from fake_driver import fold, install, make_dataset, object_hash
 from serbench import driver as driver_module
 from serbench import runner as runner_module
@@ -167,8 +168,7 @@ def cached_after_eviction(cells: list[dict]) -> set:
 
 def test_cold_reads_of_a_disk_file_find_nothing_cached(home, monkeypatch):
     """The writer fsyncs, so eviction drops every page; the figure is mincore's, not assumed."""
-    if filesystem(home) == "tmpfs":
-        pytest.skip("the test's directory is on tmpfs")
+    require(filesystem(home) != "tmpfs", "the test's directory is on tmpfs")
     use(monkeypatch, home)
     run_id, _, cells, _ = run(home, COLD_PLAN)
     assert {c["status"] for c in cells} == {"ok"}
@@ -182,8 +182,7 @@ def test_cold_reads_of_a_disk_file_find_nothing_cached(home, monkeypatch):
 def test_cold_reads_on_tmpfs_are_labelled_not_cold(tmp_path, monkeypatch):
     """tmpfs keeps its pages whatever posix_fadvise says: every such read is labelled."""
     shm = Path("/dev/shm")
-    if not shm.is_dir() or filesystem(shm) != "tmpfs":
-        pytest.skip("no tmpfs at /dev/shm")
+    require(shm.is_dir() and filesystem(shm) == "tmpfs", "no tmpfs at /dev/shm")
     home = Path(tempfile.mkdtemp(dir=shm)) / "home"
     try:
         monkeypatch.setenv("SERBENCH_HOME", str(home))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import require
 from serbench.models import MODEL_ROOTS, MODELS, STRUCTS, Enum, ListOf, Opt, Prim, Ref
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas"
@@ -30,8 +31,8 @@ PKG_CONFIG = {"proto": ("protobuf", "libprotobuf-dev"),
 
 def tool(name: str) -> str:
     path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"{name} is not on PATH: install the Debian package {TOOLS[name][0]}")
+    require(path is not None, f"{name} is not on PATH: install the Debian package "
+                              f"{TOOLS[name][0]}")
     return path
 
 
@@ -46,8 +47,8 @@ def cflags(idl: str) -> list[str]:
     tool("pkg-config")
     module, package = PKG_CONFIG[idl]
     proc = subprocess.run(["pkg-config", "--cflags", module], capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(f"pkg-config does not know {module}: install the Debian package {package}")
+    require(proc.returncode == 0,
+            f"pkg-config does not know {module}: install the Debian package {package}")
     return proc.stdout.split()
 
 

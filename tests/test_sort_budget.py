@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from serbench.driver import BUILD_PATHS, DriverProcess
+from conftest import built_driver
+from serbench.driver import DriverProcess
 from serbench.native import datagen_path
 
 BUDGET = 1 << 20
@@ -39,7 +40,7 @@ def trades(tmp_path_factory) -> Path:
 
 def request(language: str, task: str, depth: str, params: dict) -> dict:
     """One task in a fresh driver process (nothing an earlier task allocated is resident)."""
-    with DriverProcess(language, BUILD_PATHS[language], timeout_s=300).start() as driver:
+    with DriverProcess(language, built_driver(language), timeout_s=300).start() as driver:
         answer = driver.request("run", task=task, depth=depth, **CELL, params={**params, **ONCE})
     assert answer["status"] == "ok", answer
     return answer["result"]

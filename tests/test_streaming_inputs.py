@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_driver
 from serbench.checksum import hex64, object_hash, set_checksum
-from serbench.driver import BUILD_PATHS, DriverProcess
+from serbench.driver import DriverProcess
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 FILE_BYTES = 64 << 20
@@ -34,11 +35,10 @@ def big_file(tmp_path_factory):
 @pytest.fixture(scope="module", params=LANGUAGES)
 def driver(request):
     language = request.param
-    if not BUILD_PATHS[language].is_file():
-        pytest.fail(f"{language} driver not built; run `serbench build`")
+    path = built_driver(language)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SERBENCH_JAVA_OPTS", JAVA_HEAP)
-        with DriverProcess(language, BUILD_PATHS[language], timeout_s=120) as d:
+        with DriverProcess(language, path, timeout_s=120) as d:
             yield d
             if language != "java":  # the JVM's bound is its heap
                 assert peak_rss(d.pid) < FILE_BYTES // 2
