@@ -238,20 +238,28 @@ def test_mixed_cells_run_through_the_runner_to_ok(mixed_home, tmp_path):
 
 
 def test_a_rust_client_fetches_from_a_java_and_a_cpp_server_in_one_cell(mixed_home, tmp_path):
+    """From RAM (each server encodes its own objects: two languages' encoders into one
+    client) and from disk with decode; the cold Java server's JIT is judged in its cell."""
     params, trees, fetch = MIXED_PLAN.split("[[group]]")
-    plan = params + "[[group]]" + fetch.replace('roles = {server = "java", client = "cpp"}',
-                                                'roles = {server = ["java", "cpp"]}')
-    [cell] = run_cells(mixed_home, tmp_path, plan)
-    assert cell["status"] == "ok", cell["message"]
-    assert (cell["language"], cell["setting"]) == ("rust", "source=decode servers=2 "
-                                                           "roles=server:java+cpp")
-    assert [cell["got_count"], cell["got_sum"]] == [cell["expected_count"],
-                                                    cell["expected_sum"]]
-    assert json.loads(cell["counters"])["node_languages"] == {
-        "server0": "java", "server1": "cpp", "client": "rust"}
+    plan = params + "[[group]]" + fetch.replace(
+        'roles = {server = "java", client = "cpp"}', 'roles = {server = ["java", "cpp"]}'
+    ).replace('sources = ["decode"]', 'sources = ["ram", "decode"]')
+    cells = {c["setting"].split()[0]: c for c in run_cells(mixed_home, tmp_path, plan)}
+    assert set(cells) == {"source=ram", "source=decode"}
+    for source, cell in cells.items():
+        assert cell["status"] == "ok", cell["message"]
+        assert (cell["language"], cell["setting"]) == ("rust", f"{source} servers=2 "
+                                                               "roles=server:java+cpp")
+        assert [cell["got_count"], cell["got_sum"]] == [cell["expected_count"],
+                                                        cell["expected_sum"]]
+        assert json.loads(cell["counters"])["node_languages"] == {
+            "server0": "java", "server1": "cpp", "client": "rust"}
+        # no warm-up in a fresh JVM: the Java server compiles while measured, and says so
+        assert cell["steady"] is False and "node server0: " in cell["steady_note"], \
+            cell["steady_note"]
     markdown = next(Path(w) for w in cli_ok("report").split() if w.endswith(".md")).read_text()
-    assert "rust · msgpack · materialize · source=decode servers=2 roles=server:java+cpp" in \
-        markdown
+    assert "rust · msgpack · materialize · source=decode servers=2 roles=server:java+cpp · " \
+           "unsteady" in markdown
     assert "server0 (java)" in markdown and "server1 (cpp)" in markdown
 
 

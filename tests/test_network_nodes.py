@@ -120,8 +120,24 @@ def check_fetch(run, cell, variant, scanner: str) -> None:
             assert client["checksum"] == cell.params["expected"]
         for server in ("server0", "server1"):
             assert reports[server]["objects"] == 60
+    check_jit_figures(run, cell)
     with DriverProcess(scanner, built_driver(scanner)) as driver:
         assert scan_problem(driver, cell, "materialize") is None
+
+
+def check_jit_figures(run, cell) -> None:
+    """A Java node reports what its JIT did in each repetition (PROTOCOL.md 10.4), and a
+    fresh JVM's first one compiled something; a Rust or C++ node has no JIT figures."""
+    languages = {"server0": cell.params["server_languages"][0],
+                 "server1": cell.params["server_languages"][1],
+                 "client": cell.params["client_language"]}
+    for name, language in languages.items():
+        reports = [r[name] for r in run.reports]
+        java = language == "java"
+        assert all(("jit_ms" in r) == java and ("jit_cpu_ns" in r) == java for r in reports)
+        if java:
+            assert all(r["jit_ms"] >= 0 and r["jit_cpu_ns"] >= 0 for r in reports)
+            assert reports[0]["jit_ms"] + reports[0]["jit_cpu_ns"] > 0
 
 
 @pytest.mark.parametrize("language", ["java", "cpp"])

@@ -141,3 +141,49 @@ def test_spearman_against_hand_computed_values():
 def test_drift_is_last_third_over_first_third_of_the_median():
     # thirds of 6: [100, 100] and [120, 120]; median 110
     assert drift([100, 100, 110, 110, 120, 120]) == pytest.approx(20 / 110)
+
+
+def net_samples(times_us: list[float], jit_ms: list[int] | None, round_: int = 0,
+                jit_cpu_ms: list[float] | None = None) -> list[dict]:
+    """A network cell's samples (the client's times) with a Rust client's and a Java
+    server's figures; the server's JIT figures only when given."""
+    out = []
+    for i, t in enumerate(times_us):
+        server = {"total_ns": int(t * 500)}
+        if jit_ms is not None:
+            server["jit_ms"] = jit_ms[i]
+        if jit_cpu_ms is not None:
+            server["jit_cpu_ns"] = int(jit_cpu_ms[i] * 1e6)
+        out.append({"rep": round_ * len(times_us) + i, "warmup": False,
+                    "total_ns": int(t * 1000), "round": round_,
+                    "nodes": {"client": {"total_ns": int(t * 1000)}, "server0": server}})
+    return out
+
+
+def test_a_network_node_still_compiling_makes_the_cell_unsteady_naming_it():
+    # the client (Rust) reports no JIT; the Java server compiled 6 ms of the 30 ms measured
+    verdict = judge(net_samples([10_000] * 3, jit_ms=[6, 0, 0]))
+    assert verdict.steady is False
+    assert verdict.note == ("node server0: the JIT compiled for 6 ms during the measured "
+                            "repetitions (20% of their 30 ms)")
+    running = judge(net_samples([10_000] * 3, jit_ms=[0] * 3, jit_cpu_ms=[5, 5, 5]))
+    assert running.steady is False and running.note.startswith(
+        "node server0: JIT compiling during measurement: 15 ms of compiler CPU")
+
+
+def test_a_network_node_whose_jit_is_quiet_is_judged_steady_and_said():
+    verdict = judge(net_samples([10_000] * 3, jit_ms=[0, 0, 0], jit_cpu_ms=[0.1] * 3))
+    assert verdict.steady is True
+    assert verdict.note == ("node server0: JIT compiled 0 ms while measured, 0.3 ms of "
+                            "compiler CPU; trend not judged")
+    # without any JIT figure three repetitions a round judge nothing
+    assert judge(net_samples([10_000] * 3, jit_ms=None)).steady is None
+
+
+def test_a_network_cells_rounds_are_judged_apart():
+    # fresh nodes each round (repetitions numbered on across rounds, as rounds.py does):
+    # flat rounds at two levels are no drift, a round warming up is
+    flat = net_samples([100] * 5, None, 0) + net_samples([150] * 5, None, 1)
+    assert judge(flat).steady is True
+    warming = net_samples([100] * 5, None, 0) + net_samples([200, 160, 140, 120, 110], None, 1)
+    assert judge(warming).steady is False

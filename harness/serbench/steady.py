@@ -18,8 +18,13 @@ Three signs that it was not, as JMH and criterion look for them:
   noisy repetitions are monotonic one time in three.
 
 Samples pooled from several processes (forks) are judged per process: each has its own JIT
-and warm-up. A cell with fewer than MIN_TREND measured repetitions per process and no JIT
-figure cannot be judged; it says so instead of passing for steady.
+and warm-up. A network cell's samples (each carrying every node's figures under `nodes`) come
+from fresh nodes every round, so each round is judged apart, and every node with a JIT (a
+Java node reports `jit_ms` and `jit_cpu_ns` per repetition, PROTOCOL.md 10.4) is judged by
+the same share of the cell's measured time: a server still compiling slows the client's
+timed fetch as surely as the client compiling would. A cell with fewer than MIN_TREND
+measured repetitions per process and no JIT figure cannot be judged; it says so instead of
+passing for steady.
 """
 from __future__ import annotations
 
@@ -51,11 +56,13 @@ def judge(samples: list[dict]) -> Steadiness:
     measured = [s for s in samples if not s["warmup"]]
     if not measured:
         return Steadiness(None, "no measured repetitions")
-    problems = [p for p in (_jit_problem(measured), _jit_cpu_problem(measured),
+    jitted = [("", measured), *_jit_nodes(measured)]
+    problems = [p for p in (*(_jit_problems(name, own) for name, own in jitted),
                             *map(_drift_problem, _per_process(measured))) if p]
     if problems:
         return Steadiness(False, "; ".join(problems))
-    judged = _jit_ms(measured) is not None or _jit_cpu_ms(measured) is not None or any(
+    judged = any(_jit_ms(own) is not None or _jit_cpu_ms(own) is not None
+                 for _, own in jitted) or any(
         len(times) >= MIN_TREND for times in _per_process(measured))
     if not judged:
         return Steadiness(None, f"{len(measured)} repetition(s) per process, no JIT figure: "
@@ -80,6 +87,23 @@ def _jit_cpu_ms(measured: list[dict]) -> float | None:
     return _summed(measured, "jit_cpu_ns", 1e6)
 
 
+def _jit_nodes(measured: list[dict]) -> list[tuple[str, list[dict]]]:
+    """Each node that reports a JIT figure, with its figures set in the cell's samples (the
+    cell's measured time, the node's JIT time), by node name."""
+    names = sorted({name for s in measured for name, figures in (s.get("nodes") or {}).items()
+                    if any(figures.get(k) is not None for k in ("jit_ms", "jit_cpu_ns"))})
+    return [(name, [{"total_ns": s["total_ns"],
+                     **{k: (s.get("nodes") or {}).get(name, {}).get(k)
+                        for k in ("jit_ms", "jit_cpu_ns")}} for s in measured])
+            for name in names]
+
+
+def _jit_problems(node: str, measured: list[dict]) -> str | None:
+    """Both JIT judgements of one process: the cell's own (node "") or a network node's."""
+    found = [p for p in (_jit_problem(measured), _jit_cpu_problem(measured)) if p]
+    return "; ".join(f"node {node}: {p}" if node else p for p in found) or None
+
+
 def _jit_problem(measured: list[dict]) -> str | None:
     return _jit_share_problem(_jit_ms(measured), JIT_MIN_MS, measured,
                               "the JIT compiled for {:,.0f} ms during the measured repetitions")
@@ -100,10 +124,12 @@ def _jit_share_problem(spent_ms: float | None, minimum_ms: float, measured: list
 
 
 def _per_process(measured: list[dict]) -> list[list[int]]:
-    """Total times in repetition order, one list per process (`fork`, when pooled)."""
+    """Total times in repetition order, one list per process (`fork`, when pooled; a network
+    cell's round, whose nodes are fresh)."""
     by_fork: dict[int, list[dict]] = {}
     for s in measured:
-        by_fork.setdefault(s.get("fork", 0), []).append(s)
+        key = s.get("round", 0) if "nodes" in s else s.get("fork", 0)
+        by_fork.setdefault(key, []).append(s)
     return [[s["total_ns"] for s in sorted(group, key=lambda s: s["rep"])]
             for _, group in sorted(by_fork.items())]
 
@@ -156,14 +182,22 @@ def _ranks(values: list[float]) -> list[float]:
 
 
 def _steady_note(measured: list[dict]) -> str:
-    parts = []
-    jit_ms = _jit_ms(measured)
-    if jit_ms is not None:
-        parts.append(f"JIT compiled {jit_ms:,.0f} ms while measured")
-    cpu_ms = _jit_cpu_ms(measured)
-    if cpu_ms is not None:
-        parts.append(f"{cpu_ms:,.1f} ms of compiler CPU")
+    parts = _jit_note(measured)
+    parts += [f"node {node}: {', '.join(said)}" for node, own in _jit_nodes(measured)
+              if (said := _jit_note(own))]
     longest = max(len(t) for t in _per_process(measured))
     parts.append(f"no drift across {longest} repetitions" if longest >= MIN_TREND
                  else "trend not judged")
     return "; ".join(parts)
+
+
+def _jit_note(measured: list[dict]) -> list[str]:
+    """What one process's JIT did while measured, as far as its figures say."""
+    said = []
+    jit_ms = _jit_ms(measured)
+    if jit_ms is not None:
+        said.append(f"JIT compiled {jit_ms:,.0f} ms while measured")
+    cpu_ms = _jit_cpu_ms(measured)
+    if cpu_ms is not None:
+        said.append(f"{cpu_ms:,.1f} ms of compiler CPU")
+    return said

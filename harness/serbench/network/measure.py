@@ -20,6 +20,8 @@ from .placement import LocalPlacement, Placement, PlacementError
 TASKS = {task.id: task for task in (Fetch(), Aggregate(), SortMerge())}
 NODE_FIGURES = ("total_ns", "cpu_ns", "io_ns", "bytes_sent", "bytes_received", "objects",
                 "peak_rss_bytes")
+# a node with a JIT (Java) says what it compiled meanwhile: steady.py judges each node by it
+JIT_FIGURES = ("jit_ms", "jit_cpu_ns")
 
 
 class Networks:
@@ -163,4 +165,6 @@ def sample(reports: dict[str, dict], timing: str) -> dict:
     node = reports[timing]
     return {"rep": node["rep"], "warmup": node["warmup"], "total_ns": node["total_ns"],
             "cpu_ns": node["cpu_ns"], "io_ns": node["io_ns"],
-            "nodes": {name: {k: r.get(k) for k in NODE_FIGURES} for name, r in reports.items()}}
+            "nodes": {name: {**{k: r.get(k) for k in NODE_FIGURES},
+                             **{k: r[k] for k in JIT_FIGURES if k in r}}
+                      for name, r in reports.items()}}

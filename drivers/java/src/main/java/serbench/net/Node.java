@@ -14,11 +14,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.FutureTask;
 import serbench.Failure;
 import serbench.IoTimer;
+import serbench.ModelType;
 import serbench.Registry;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.tasks.Json;
 import serbench.tasks.Reads;
+import serbench.tasks.Repetitions;
 import serbench.tasks.Rss;
 
 /**
@@ -202,9 +203,11 @@ public final class Node {
         long sent = links.bytesSent();
         long received = links.bytesReceived();
         IoTimer timer = new IoTimer();
+        long[] jitBefore = Repetitions.jitNow();
         long start = System.nanoTime();
         Role.Outcome outcome = role.repetition(links, timer);
         long total = System.nanoTime() - start;
+        long[] jitAfter = Repetitions.jitNow();
         long io = Math.min(timer.ns(), total);
         ObjectNode r = op("report");
         r.put("node", name);
@@ -218,6 +221,9 @@ public final class Node {
         r.put("objects", outcome.objects);
         r.set("checksum", outcome.checksum == null ? null : outcome.checksum.json());
         r.put("peak_rss_bytes", peakRss());
+        // what the JIT did meanwhile, as a driver's sample says it (PROTOCOL.md 5, 10.4):
+        // the harness judges each node's steady state from it
+        Repetitions.putJit(r, jitBefore, jitAfter);
         r.setAll(outcome.extra);
         return r;
     }

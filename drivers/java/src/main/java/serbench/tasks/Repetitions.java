@@ -248,6 +248,28 @@ public final class Repetitions {
         }
     }
 
+    /**
+     * The JIT's counters now, for a caller timing a region of its own (a network node's
+     * repetition): {the compilation ms so far, or -1 where the JVM cannot time it; the
+     * compiler threads' CPU ns, or -1 where the system does not say}. Read outside the
+     * timed region: a reading lists /proc/self/task.
+     */
+    public static long[] jitNow() {
+        return new long[] {JIT == null ? -1 : JIT.getTotalCompilationTime(),
+                           CompilerThreads.cpuNs()};
+    }
+
+    /** The JIT figures of a region between two {@link #jitNow} readings, into `sample`
+     *  (`jit_ms`, `jit_cpu_ns`), each only where both readings have it. */
+    public static void putJit(ObjectNode sample, long[] before, long[] after) {
+        if (before[0] >= 0 && after[0] >= 0) {
+            sample.put("jit_ms", after[0] - before[0]);
+        }
+        if (before[1] >= 0 && after[1] >= 0) {
+            sample.put("jit_cpu_ns", compilerDelta(before[1], after[1]));
+        }
+    }
+
     private static CompilationMXBean compilationBean() {
         CompilationMXBean bean = ManagementFactory.getCompilationMXBean();
         return bean != null && bean.isCompilationTimeMonitoringSupported() ? bean : null;
