@@ -60,6 +60,8 @@ network = "1gbit"                 # network tasks: each node in its own namespac
                                   # shaped to this rate (tbf; no delay emulation), "none"
                                   # (namespaces, unshaped) or "loopback" (no namespaces);
                                   # without root: loopback, said in every cell
+networks = ["1gbit", "none"]      # network tasks: a sweep instead, one cell per link setting,
+                                  # each named in its setting (network=1gbit); [] = `network`
 cluster = ""                      # network tasks: a Dask scheduler (tcp://HOST:PORT or
                                   # tls://...) whose workers run the nodes instead (the
                                   # network key then does not apply); `run --cluster` wins
@@ -126,7 +128,8 @@ DEPTHS = ("materialize", "access", "key")
 RAW = "raw"
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 CPU_LIST = re.compile(r"^\d+(-\d+)?(,\d+(-\d+)?)*$")
-EMBEDDED = ("default", "full", "figures", "floors", "network", "reproduce", "reproduce_quick")
+EMBEDDED = ("default", "full", "figures", "floors", "network", "link_speed", "reproduce",
+            "reproduce_quick")
 # the `serbench data` generators a plan's [datasets] may name
 DATA_GENERATORS = ("tpch", "tweet", "sparse", "trade", "org", "arrays")
 DATASET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -170,6 +173,7 @@ class Params:
     densities: tuple[float, ...] = ()
     net_page_bytes: int = 20 << 20
     network: str = "1gbit"
+    networks: tuple[str, ...] = ()
     cluster: str = ""
     cluster_workers: tuple[str, ...] = ()
     cluster_nodes_per_worker: int = 1
@@ -431,6 +435,12 @@ class _Checker:
                 raise self.error(path, "must be loopback, none (unshaped namespaces) or a link "
                                        f"rate such as 1gbit or 100mbit, got {value!r}")
             return value
+        if key == "networks":
+            if not isinstance(value, list) or len(set(map(str, value))) != len(value) or any(
+                    not isinstance(v, str) or not NETWORK.match(v) for v in value):
+                raise self.error(path, "must be a list of distinct link settings (loopback, "
+                                       f"none or a rate such as 10gbit), got {value!r}")
+            return tuple(value)
         if key == "cluster":
             if self.string(value, path) and not CLUSTER_ADDRESS.match(value):
                 raise self.error(path, "must be a Dask scheduler address such as "
@@ -762,7 +772,7 @@ def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, mo
             setting = (f"tree_depth={p.tree_depth}" + (f" density={density:g}" if density else "")
                        + named)
             made = cell(task, method, "materialize", "", 1, setting, 1, why or None)
-            ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+            _add_links(ex, replace(made, net_page_bytes=p.net_page_bytes), p, group)
         return
     if task == "net_sort_merge":
         nodes = 2 ** p.tree_depth - 1
@@ -770,7 +780,7 @@ def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, mo
         for n in sorted({min(n, count // nodes) for n in p.n}) if count >= nodes else []:
             made = cell(task, method, "materialize", "", n, f"tree_depth={p.tree_depth}{named}",
                         1, why or None)
-            ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+            _add_links(ex, replace(made, net_page_bytes=p.net_page_bytes), p, group)
         return
     per_server = count // p.servers
     ns = sorted({min(n, per_server) for n in p.n}) if per_server else []
@@ -783,7 +793,17 @@ def _expand_net(ex: _Expansion, group: Group, cell, language: str, task: str, mo
             for n in ns:
                 made = cell(task, method, depth, "", n,
                             f"source={source} servers={p.servers}{named}", 1, depth_why or None)
-                ex.add(replace(made, net_page_bytes=p.net_page_bytes, network=p.network), group)
+                _add_links(ex, replace(made, net_page_bytes=p.net_page_bytes), p, group)
+
+
+def _add_links(ex: _Expansion, made: Cell, p: Params, group: Group) -> None:
+    """The cell on the group's network, or a cell per link of a sweep (`networks`), told
+    apart by its setting."""
+    for network in p.networks:
+        ex.add(replace(made, setting=f"{made.setting} network={network}", network=network),
+               group)
+    if not p.networks:
+        ex.add(replace(made, network=p.network), group)
 
 
 def _cell_roles(group: Group, task: str, language: str,

@@ -6,7 +6,8 @@ task; the same request by every language's nodes side by side (one column per la
 then each node's cpu / io split (on a cluster, with the host it ran on), so the bottleneck
 node is visible; on a cluster, its hosts and the link rates measured between them, and where
 a cell put several nodes on one host, their figures summed per host; for an aggregation swept
-over density, its time against density."""
+over density, its time against density; for cells swept over link settings, time against
+link rate (link_views.py)."""
 from __future__ import annotations
 
 from .blocks import Row, Table
@@ -107,6 +108,8 @@ def net_views(tm) -> list:
                     numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1)]
     blocks += language_views(tm)
     blocks += density_views(tm.task, tm.model, measured)
+    from .link_views import link_views  # it builds on this module's figures
+    blocks += link_views(tm, measured)
     at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
     if at_n:
         blocks.append(node_table(tm, at_n))

@@ -251,6 +251,12 @@ def _fetch_cells(m: Measured, model: str | None, source: str) -> tuple[str, list
     return (tm.model, found) if found else None
 
 
+def _link(c: Cell) -> str:
+    """A cell of a sweep of links (plan `networks`) is compared on its own link only."""
+    network = c.settings.get("network")
+    return f" on {network}" if network else ""
+
+
 def _nearest(published: dict[int, float], total: int) -> int:
     """The published request size (objects in total) closest to `total`, on a log scale."""
     return min(published, key=lambda p: abs(math.log(p / max(total, 1))))
@@ -265,20 +271,21 @@ def fetch_size_and_time(slow: str, fast: str) -> Comparison:
         if got is None:
             return None
         model, cells = got
-        by = {(s.key.method, s.key.language, c.n): c for s, c in cells}
+        by = {(s.key.method, s.key.language, c.n, _link(c)): c for s, c in cells}
         parts, magnified, published, languages = [], {}, {}, set()
-        for (method, lang, n), c in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][2])):
-            other = by.get((fast, lang, n))
+        for (method, lang, n, link), c in sorted(by.items(),
+                                                 key=lambda kv: (kv[0][1], kv[0][2], kv[0][3])):
+            other = by.get((fast, lang, n, link))
             if method == slow and other is not None and other.counters.get("bytes_moved"):
                 languages.add(lang)
                 size = c.counters.get("bytes_moved", 0) / other.counters["bytes_moved"]
                 time = c.total.median / other.total.median
-                parts.append(f"{lang} n = {n:,}/server: size {multiple(size)}, time "
+                parts.append(f"{lang} n = {n:,}/server{link}: size {multiple(size)}, time "
                              f"{multiple(time)}")
                 total = n * int(c.settings.get("servers", 1))
                 at = _nearest(fig.values["time_ratios"], total)
                 published[at] = fig.values["time_ratios"][at] / fig.values["size_ratio"]
-                magnified[f"{lang}, {total:,} objects"] = (time / size, published[at])
+                magnified[f"{lang}, {total:,} objects{link}"] = (time / size, published[at])
         if not parts:
             return None
         verdicts = "; ".join(f"{where}: " * (len(magnified) > 1) + verdict(ratio, p)
@@ -305,13 +312,15 @@ def fetch_in_place(fig: PublishedFigure, m: Measured) -> Outcome | None:
         if s.key.method not in IN_PLACE:
             continue
         others = [(o, oc) for o, oc in at if o.key.language == s.key.language
-                  and o.key.method not in IN_PLACE]
+                  and o.key.method not in IN_PLACE and _link(oc) == _link(c)]
         if others:
             o, oc = min(others, key=lambda pair: pair[1].total.median)
-            parts.append(f"{s.key.language} {s.key.method} {_duration(c.total.median)} vs "
+            parts.append(f"{s.key.language} {s.key.method}{_link(c)} "
+                         f"{_duration(c.total.median)} vs "
                          f"{o.key.method} {_duration(oc.total.median)}: "
                          f"{multiple(oc.total.median / c.total.median)}")
-            ratios[f"{s.key.language} {s.key.method}"] = oc.total.median / c.total.median
+            ratios[f"{s.key.language} {s.key.method}{_link(c)}"] = \
+                oc.total.median / c.total.median
             compared |= {(s.key.language, s.key.method), (o.key.language, o.key.method)}
     if not parts:
         return None
