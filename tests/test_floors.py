@@ -25,7 +25,8 @@ name = "floors-test"
 rounds_max = 1
 n = [1000]
 warmups = 0
-repetitions = 2
+repetitions = 1
+min_sample_ms = 0.001
 timeout_s = 120
 [[group]]
 tasks = ["write"]

@@ -2,6 +2,7 @@
 test_report, a measured outcome or the reason it has none; verdicts and Spearman's rank
 correlation on cases worked out by hand."""
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 
@@ -12,8 +13,8 @@ from serbench.report.figures import Palette
 from serbench.report.reasons import reasons, shared_facts
 from serbench.report.sizes import size_entries
 from serbench.report.tasks import task_models
-from serbench.report.reference import (COMPARISONS, Measured, Pick, missing_reason, spearman,
-                                       time_pair, verdict)
+from serbench.report.reference import (COMPARISONS, Measured, Outcome, Pick, missing_reason,
+                                       spearman, time_pair, verdict)
 from serbench.report.data import load_run
 from serbench.report.render import run_tasks
 from test_report import RUN, make_results_db, markdown_table
@@ -404,3 +405,28 @@ def test_the_reason_names_the_libraries_of_the_methods_a_figure_compares(key):
     for item in text.split(": ", 1)[1].split("; "):
         language, method = item.split(":")[0].split()
         assert item == f"{language} {method}: lib-{method} {language}-1"
+
+
+def test_a_figure_is_judged_only_inside_the_regime_it_was_published_for():
+    """The in-place fetch finding (requests of 10^4 objects per server): at 50 objects per
+    server fixed costs dominate, so no verdict, the size needed instead; at 2,000 a verdict."""
+    from serbench.report.reference import in_regime
+    fig = next(f for f in FIGURES if f.key == "net_fetch_ram_inplace")
+    judged = Outcome("C++ in-place 1.2x faster", verdict="same direction, factor 0.20")
+
+    def at(n: int):
+        tm = SimpleNamespace(task="net_fetch", model="part", n=n)
+        return in_regime(fig, Measured({}, {"net_fetch": [tm]}), judged)
+
+    small = at(50)
+    assert small.measured == judged.measured and small.verdict.startswith(
+        "not measurable at this size: n = 50 here, at least 1,000 needed")
+    assert "10^4 objects per server" in small.verdict
+    assert at(2_000) == judged
+    assert in_regime(fig, Measured({}, {}), None) is None
+
+
+def test_every_figure_with_a_regime_states_its_published_size():
+    bounded = [f for f in FIGURES if f.least_objects is not None]
+    assert {f.key for f in bounded} >= {"net_fetch_ram_inplace", "net_fetch_disk", "org_write"}
+    assert all(f.scale for f in bounded)

@@ -36,8 +36,8 @@ def test_the_summary_comes_first_with_each_language_s_fastest_and_slowest(tmp_pa
     # read_rand of trade at n = 10,000, materialize: per object rust handcoded 200 ns, json
     # 2,000; cpp handcoded 180 (the overall best), json 1,800; java handcoded 300,
     # java_builtin 9,000. The fixture's rounds move every cell alike, so only the run-to-run
-    # noise (the default's, as the run recorded none) decides ties: 11 % apart is within
-    # it (tied), 50 % is not. Multiples go between the tied sets' bounds: java's 300 over the
+    # noise (5 %, as the fixture's run recorded it) decides ties: 11 % apart is within it
+    # (tied), 50 % is not. Multiples go between the tied sets' bounds: java's 300 over the
     # fastest set's slowest, rust's 200; the spread 9,000 over 200.
     assert row(md, "read_rand", "trade", "materialize")[3:] == [
         "handcoded 2.00 ms (1.00x, tied for fastest); slowest json 10.0x",

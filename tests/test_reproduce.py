@@ -15,7 +15,8 @@ from serbench import provenance, reproduce
 from serbench.cli import cli
 from serbench.driver import LANGUAGES, env_var
 from serbench.models import MODELS
-from serbench.plan import NET_TASKS, PROTOCOL_TASKS, expand, load_embedded, parse_plan
+from serbench.plan import expand, load_embedded, parse_plan
+from serbench.tasks import TASKS
 from serbench.published import FIGURES, CellNeed
 from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps, need_met,
                                 recipes)
@@ -36,8 +37,10 @@ def offering(plan, languages=LANGUAGES, net_languages=LANGUAGES) -> dict[str, di
     decides which cells exist; `net_languages`: the drivers with network nodes."""
     methods = {m: {"depths": ["materialize", "access"], "variants": [], "models": list(MODELS)}
                for m in named_methods(plan)}
-    return {lang: {"language": lang, "models": list(MODELS), "tasks": list(PROTOCOL_TASKS),
-                   "net_tasks": list(NET_TASKS) if lang in net_languages else [],
+    single = [t for t, spec in TASKS.items() if not spec.net]
+    network = [t for t, spec in TASKS.items() if spec.net]
+    return {lang: {"language": lang, "models": list(MODELS), "tasks": single,
+                   "net_tasks": network if lang in net_languages else [],
                    "methods": methods} for lang in languages}
 
 
@@ -51,7 +54,7 @@ def test_every_published_figure_names_the_cells_it_needs():
     for fig in FIGURES:
         assert fig.cells, f"{fig.key}: a published figure without the cells it needs"
         for need in fig.cells:
-            assert need.task in PROTOCOL_TASKS + NET_TASKS, fig.key
+            assert need.task in TASKS, fig.key
             assert need.model is None or need.model in MODELS, fig.key
             for pair in need.methods:
                 language, method = pair.split()

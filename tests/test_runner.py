@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from conftest import require
 from fake_driver import fold, install, make_dataset, object_hash
 from serbench import driver as driver_module
-from serbench import runner as runner_module
+from serbench import expectations
 from serbench.tasks import write as write_task
 from serbench import provenance
 from serbench.checksum import hex64
@@ -28,8 +28,9 @@ from serbench.driver import LANGUAGES, env_var, find_drivers
 from serbench.plan import RAW, parse_plan
 from serbench.report import render_run
 from serbench.results import Results, ResultsError
-from serbench.runner import (Listener, RunError, dataset_hashes, driver_infos, ids_file,
-                             read_ids, read_seq_start, run_plan, verify_sample)
+from serbench.expectations import (RunError, dataset_hashes, ids_file, read_ids,
+                                   read_seq_start, verify_sample)
+from serbench.runner import Listener, driver_infos, run_plan
 from serbench.verify import verify
 
 PLAN = """
@@ -286,7 +287,7 @@ def test_the_verification_sample_is_the_datasets_first_objects_with_their_own_ch
     whole = verify_sample(directory, "part", dataset_hashes(directory, "part"),
                           tmp_path / "whole.jsonl")
     lines = data_path(directory, "trade").read_bytes().splitlines(keepends=True)
-    monkeypatch.setattr(runner_module, "VERIFY_SAMPLE_BYTES",
+    monkeypatch.setattr(expectations, "VERIFY_SAMPLE_BYTES",
                         len(lines[0]) + len(lines[1]) + len(lines[2]) // 2)
     sample = verify_sample(directory, "trade", dataset_hashes(directory, "trade"),
                            tmp_path / "sample.jsonl")
@@ -297,7 +298,7 @@ def test_the_verification_sample_is_the_datasets_first_objects_with_their_own_ch
 
 def test_groups_are_verified_on_the_sample_and_timed_on_the_whole_dataset(home, monkeypatch):
     use(monkeypatch, home)
-    monkeypatch.setattr(runner_module, "VERIFY_SAMPLE_BYTES", 300)
+    monkeypatch.setattr(expectations, "VERIFY_SAMPLE_BYTES", 300)
     _, _, cells, _ = run(home)
     assert cells and {c["status"] for c in cells} == {"ok"}  # the sample's checksum matched
     writes = [c for c in cells if c["task"] == "write"]
@@ -649,3 +650,61 @@ def test_verify_blames_a_dataset_changed_after_it_was_made_not_the_methods(home,
     data_path(directory, "trade").write_text("{not json" + " " * (len(text) - 10) + "\n")
     with pytest.raises(DatasetError, match="trade.jsonl: the dataset no longer reads as trade"):
         verify(paths, driver_infos(paths), directory, timeout_s=20)
+
+
+def sitting_of(cell: dict) -> int:
+    return json.loads(cell["params"])["sitting"]
+
+
+def test_an_interrupted_run_resumes_keeping_whole_comparison_sets(home, monkeypatch):
+    from serbench.rounds import comparison_key
+    from serbench.runner import resume_plan
+    use(monkeypatch, home)
+    with pytest.raises(KeyboardInterrupt):
+        run(home, PLAN, run_id="cut", listener=StopAfter(6, KeyboardInterrupt()))
+    with Results(home / "results.duckdb") as results:
+        before = {c["cell_id"] for c in results.cells("cut")}
+        assert results.run("cut")["status"] == "interrupted"
+        assert resume_plan(results, "cut") == "cut"
+        after = results.cells("cut")
+        run_row = results.run("cut")
+    _, _, whole, _ = run(home, PLAN, run_id="whole")
+    assert run_row["status"] == "complete" and len(after) == len(whole)
+    assert len({c["cell_id"] for c in after}) == len(after), "no cell twice"
+    assert {c["status"] for c in after} == {"ok"}
+    sittings = {sitting_of(c) for c in after}
+    assert sittings == {0, 1} and len(json.loads(run_row["params"])["sittings"]) == 2
+    sets: dict[tuple, set] = defaultdict(set)
+    for c in after:  # a set is measured in one sitting, never split across two
+        sets[(c["model"], c["task"], c["n"], c["setting"], c["threads"])].add(sitting_of(c))
+    assert all(len(found) == 1 for found in sets.values())
+    kept = {c["cell_id"] for c in after if sitting_of(c) == 0}
+    assert kept and kept <= before
+
+
+def test_only_an_interrupted_or_failed_run_with_the_same_drivers_resumes(home, monkeypatch):
+    from serbench.runner import resume_plan
+    use(monkeypatch, home)
+    run(home, PLAN, run_id="done")
+    with pytest.raises(KeyboardInterrupt):
+        run(home, PLAN, run_id="cut", listener=StopAfter(3, KeyboardInterrupt()))
+    with Results(home / "results.duckdb") as results:
+        with pytest.raises(ResultsError, match="run done is complete: nothing to resume"):
+            resume_plan(results, "done")
+    use(monkeypatch, home, methods="another")  # a changed driver: another build
+    with Results(home / "results.duckdb") as results:
+        with pytest.raises(RunError, match="the rust driver is not the one the run began with"):
+            resume_plan(results, "cut")
+        assert results.run("cut")["status"] == "interrupted", "left as it was"
+
+
+def test_serbench_run_resume_goes_on_with_a_killed_run(home, monkeypatch):
+    use(monkeypatch, home)
+    with pytest.raises(KeyboardInterrupt):
+        run(home, PLAN, run_id="cut", listener=StopAfter(4, KeyboardInterrupt()))
+    result = CliRunner().invoke(cli, ["run", "--resume", "cut"])
+    assert result.exit_code == 0, result.output
+    with Results(home / "results.duckdb") as results:
+        assert results.run("cut")["status"] == "complete"
+    result = CliRunner().invoke(cli, ["run", "--resume", "cut", "--pin", "0"])
+    assert result.exit_code != 0 and "--resume takes the run's own plan" in result.output

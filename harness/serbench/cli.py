@@ -24,7 +24,7 @@ from .plan import PlanError
 from .report import ReportError
 from .report.cli import report_command
 from .results import Results, ResultsError, db_path
-from .runner import RunError
+from .expectations import RunError
 
 # errors that carry a complete message for the user: no traceback, exit status 2
 USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel, PlanError,

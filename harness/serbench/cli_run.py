@@ -19,7 +19,8 @@ from .compare import IDENTITY, shift_line
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
 from .network.dask_placement import ClusterError
-from .plan import CLUSTER_ADDRESS, CPU_LIST, Cell, Plan, describe, load_embedded, load_plan
+from .cell import Cell, describe
+from .plan import CLUSTER_ADDRESS, CPU_LIST, Plan, load_embedded, load_plan
 from .listing import Listing, emit, format_option, results_console
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
@@ -128,10 +129,17 @@ def _minutes(seconds: float) -> str:
 @click.option("--cluster", metavar="ADDRESS",
               help="a Dask scheduler (tcp://HOST:PORT or tls://...) whose workers run the network "
                    "cells' nodes; overrides the plan's cluster key")
+@click.option("--resume", metavar="RUN_ID",
+              help="go on with an interrupted or failed run (its plan, pin and drivers): what it "
+                   "measured is kept, comparison sets it left unfinished are measured again")
 def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool,
-        cluster: str | None = None) -> str:
+        cluster: str | None = None, resume: str | None = None) -> str:
     """Run a plan (a TOML file or an embedded plan name; default: the embedded default plan on
     the default data) and store every sample in the results database."""
+    if resume:
+        if plan or pin or run_id or keep_files or cluster:
+            raise click.UsageError("--resume takes the run's own plan and options: give none")
+        return resume_with_progress(resume)
     return run_with_progress(_with_cluster(_plan(plan), cluster), _pin(pin), run_id, keep_files)
 
 
@@ -148,14 +156,24 @@ def run_with_progress(chosen: Plan, pin: str | None, run_id: str | None, keep_fi
                       strict: bool = True) -> str:
     """`run_plan` with the progress bar, then the run's summary; the run's id."""
     from .runner import run_plan
+    return _with_progress(lambda results, bar: run_plan(
+        chosen, results, run_id=run_id, pin=pin, keep_files=keep_files, listener=bar,
+        strict=strict))
 
+
+def resume_with_progress(run_id: str) -> str:
+    """`resume_plan` with the progress bar, then the run's summary."""
+    from .runner import resume_plan
+    return _with_progress(lambda results, bar: resume_plan(results, run_id, listener=bar))
+
+
+def _with_progress(measure) -> str:
     _warn_stale(find_drivers())
     signal.signal(signal.SIGTERM, _interrupt)
     bar = ProgressBar()
     with Results() as results:
         try:
-            run_id = run_plan(chosen, results, run_id=run_id, pin=pin, keep_files=keep_files,
-                              listener=bar, strict=strict)
+            run_id = measure(results, bar)
         except ClusterError as exc:
             raise click.ClickException(str(exc)) from None
         finally:

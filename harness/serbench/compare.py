@@ -38,6 +38,7 @@ from functools import cached_property
 from . import stats
 from .provenance import host_name
 from .results import Results
+from .tasks import threaded
 
 IDENTITY = ("language", "task", "model", "method", "depth", "variant", "setting", "dataset", "n",
             "threads", "page_size", "cold")
@@ -277,7 +278,7 @@ def label(identity: dict) -> str:
     text = "/".join(parts) + f" n={identity['n']:,}"
     if identity["setting"]:
         text += f" {identity['setting']}"
-    if identity["task"] == "read_par":
+    if threaded(identity["task"]):
         text += f" threads={identity['threads']}"
     if not identity["cold"]:
         text += " warm"

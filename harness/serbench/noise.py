@@ -20,9 +20,22 @@ from pathlib import Path
 from .paths import home
 from .stats import between_run_sigma
 
-# Measured on the 2-core development VM; see `DEFAULT_SOURCE`. Per task, log scale.
-DEFAULT_SIGMA: dict[str, float] = {}
-DEFAULT_SOURCE = "not yet measured"
+# Measured on the 2-core development VM (serbench selfcheck of two back-to-back runs of the
+# default plan, r3 and r4): per task and per task/language, log scale. A host that ran its own
+# self-check uses its own.
+DEFAULT_SIGMA: dict[str, float] = {
+    "memory": 0.0000, "memory/cpp": 0.0232, "memory/java": 0.1786, "memory/rust": 0.0000,
+    "micro": 0.0000, "micro/cpp": 0.0000, "micro/java": 0.0000, "micro/rust": 0.0000,
+    "net_aggregate": 0.0353, "net_fetch": 0.0593, "net_fetch/cpp": 0.0581,
+    "net_fetch/rust": 0.0470, "net_sort_merge": 0.0545, "read_par": 0.0219,
+    "read_par/cpp": 0.0120, "read_par/java": 0.0273, "read_par/rust": 0.0341,
+    "read_rand": 0.0165, "read_rand/cpp": 0.0130, "read_rand/java": 0.0401,
+    "read_rand/rust": 0.0000, "read_seq": 0.0381, "read_seq/cpp": 0.0301,
+    "read_seq/java": 0.0172, "read_seq/rust": 0.0503, "sort_dedup": 0.0114,
+    "sort_dedup/cpp": 0.0000, "sort_dedup/java": 0.0000, "sort_dedup/rust": 0.0181,
+    "write": 0.0000, "write/cpp": 0.0000, "write/java": 0.0000, "write/rust": 0.0371
+}
+DEFAULT_SOURCE = "the development VM's, not this host's (run `serbench selfcheck`)"
 # A task without its own figure: the largest of the others (the cautious side).
 FALLBACK_SIGMA = 0.05
 

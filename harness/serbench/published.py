@@ -17,6 +17,8 @@ LATER_STUDY = "the later study"  # the VLDB draft's repository results, on tweet
 # how a study's gzip figures compressed: each object alone, or the whole file
 PER_OBJECT = "per_object"
 WHOLE_FILE = "whole_file"
+# a run within an order of magnitude of a published size can judge the finding
+REGIME_FACTOR = 10
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,12 @@ class PublishedFigure:
     cells: tuple[CellNeed, ...] = ()  # the same as cells a plan produces (plans/reproduce.toml)
     objects: int | None = None  # how many objects the study's task ran on, where it says
     gzip: str = ""  # PER_OBJECT or WHOLE_FILE: how the figure's gzip sizes were compressed
+    # the size the finding was published at, in words ("" where the publication says none),
+    # and the least n (objects per cell; a fetch's per server) a run must reach to judge it:
+    # a finding of large sizes, or of fixed costs small against the work, does not show at
+    # toy sizes, so below it the chapter says "not measurable at this size"
+    scale: str = ""
+    least_objects: int | None = None
 
     @property
     def study(self) -> Study | None:
@@ -125,6 +133,8 @@ ORG = {"objects": 400_000, "json_mb": 2457, "json_gzip_mb": 525, "protobuf_mb": 
        "protobuf_gzip_mb": 448, "json_write_s": 11.7, "protobuf_write_s": 5.8,
        "json_read_s": 20.4, "protobuf_read_s": 4.5, "json_memory_mb": 2193,
        "protobuf_memory_mb": 2710}
+
+ORG_REGIME = {"scale": "about 400,000 objects", "least_objects": 400_000 // REGIME_FACTOR}
 
 # Table 1 of the reference study: average bytes per object, per method
 TABLE_1_METHODS = ("Java Default (built-in)", "Java BSON", "Java JSON GZIP",
@@ -187,6 +197,8 @@ def _tweet_minutes(task: str) -> PublishedFigure:
                            f"{len(minutes)} methods, {minutes[fastest]} min ({fastest}) to "
                            f"{minutes[slowest]} min ({slowest})", LATER_STUDY, model="tweet",
                            task=task, values=minutes, objects=TWEET_OBJECTS[task],
+                           scale=TWEET_SCALE[task],
+                           least_objects=TWEET_OBJECTS[task] // REGIME_FACTOR,
                            needs=f"{task} cells of tweet (published at {TWEET_SCALE[task]})",
                            cells=(_study_cells(task, "tweet", minutes),))
 
@@ -346,18 +358,18 @@ FIGURES: tuple[PublishedFigure, ...] = (
                     f"{ORG['json_write_s']} s vs {ORG['protobuf_write_s']} s: "
                     f"{_ratio(ORG['json_write_s'], ORG['protobuf_write_s'])}",
                     COMPARISON_BLOG, model="org", task="write", values=ORG,
-                    objects=ORG["objects"],
+                    objects=ORG["objects"], **ORG_REGIME,
                     cells=(CellNeed("write", "org", ("java json", "java protobuf")),)),
     PublishedFigure("org_read", "org: JSON / Protocol Buffers read time",
                     f"{ORG['json_read_s']} s vs {ORG['protobuf_read_s']} s: "
                     f"{_ratio(ORG['json_read_s'], ORG['protobuf_read_s'])}",
                     COMPARISON_BLOG, model="org", task="read_seq", values=ORG,
-                    objects=ORG["objects"],
+                    objects=ORG["objects"], **ORG_REGIME,
                     cells=(CellNeed("read_seq", "org", ("java json", "java protobuf")),)),
     PublishedFigure("org_memory", "org: memory after reading, JSON vs Protocol Buffers",
                     f"{ORG['json_memory_mb']:,} MB vs {ORG['protobuf_memory_mb']:,} MB",
                     COMPARISON_BLOG, model="org", task="memory", values=ORG,
-                    objects=ORG["objects"],
+                    objects=ORG["objects"], **ORG_REGIME,
                     cells=(CellNeed("memory", "org", ("java json", "java protobuf")),)),
     PublishedFigure("net_fetch_disk", "networked requests from disk: time follows size "
                     "(BSON / JSON+gzip, Customer)",
@@ -365,6 +377,9 @@ FIGURES: tuple[PublishedFigure, ...] = (
                     REFERENCE_STUDY, model="customer", task="net_fetch",
                     values={"size_ratio": 4, "time_ratios": {10_000: 4, 100_000: 6,
                                                              1_000_000: 16}},
+                    scale="10K, 100K and 1M objects in total (2,500 per server and more at "
+                          "4 servers)",
+                    least_objects=2_500 // REGIME_FACTOR,
                     needs="net_fetch cells from disk of bson and json_gzip (published on "
                           "Customer at 10K, 100K and 1M objects in total)",
                     cells=(CellNeed("net_fetch", "customer", ("* bson", "* json_gzip"),
@@ -373,6 +388,8 @@ FIGURES: tuple[PublishedFigure, ...] = (
                     "the closest competitor, small requests",
                     "C++ in-place 5-7x faster", REFERENCE_STUDY, task="net_fetch",
                     values={"low": 5, "high": 7, "ratio": 6},
+                    scale="requests of 10^4 objects per server and more",
+                    least_objects=10_000 // REGIME_FACTOR,
                     needs="net_fetch cells from RAM of an in-place method (inplace, rkyv) "
                           "and another",
                     cells=(CellNeed("net_fetch", None, ("cpp inplace", "cpp handcoded"),
@@ -382,6 +399,7 @@ FIGURES: tuple[PublishedFigure, ...] = (
                     task="net_aggregate", values={"ratio": 100},
                     needs="net_aggregate cells of sparse (published with 7 nodes at "
                           "dimension 10^8, 0.1 / 1 / 10 % density)",
+                    scale="7 nodes, dimension 10^8, 0.1 / 1 / 10 % density",
                     cells=(CellNeed("net_aggregate", "sparse", ("* json_gzip", "* handcoded")),)),
     PublishedFigure("arrays_size", "arrays: encoded size / raw data size",
                     "XML about 6x, Protocol Buffers under 2x", FIRST_BLOG, model="arrays",

@@ -19,7 +19,10 @@ import click
 
 from .datasets.build import check_params
 from .datasets.manifest import DatasetError, load_manifest
-from .plan import HARNESS_TASKS, LANGUAGES, NET_TASKS, RAW, Cell, Plan, PlanError, dataset_dir
+from .cell import LANGUAGES, RAW, Cell, tree_size
+from .plan import Plan, PlanError, dataset_dir
+from .rounds import rule_of
+from .tasks import TASKS
 from .published import FIGURES, CellNeed, PublishedFigure
 
 QUICK, FULL = "reproduce_quick", "reproduce"
@@ -183,7 +186,7 @@ def figure_gap(fig: PublishedFigure, cells: list[Cell],
                                if c.unsupported})
         what = (f"{need.task} of {need.model or 'one model'} by {', '.join(need.methods)}"
                 + (f" at {need.setting}" if need.setting else ""))
-        prefix = "not yet measurable" if need.task in NET_TASKS else "not measurable here"
+        prefix = "not yet measurable" if TASKS[need.task].net else "not measurable here"
         return (f"{prefix}: {what}: " + ("; ".join(why[:3]) + (" …" if len(why) > 3 else "")
                                          if why else "the plan has no such cells"))
     return None
@@ -238,7 +241,7 @@ def _object_bytes(cell: Cell, sizes: Sizes) -> float:
 def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
     """(codec bytes, disk bytes) of one repetition."""
     b = _object_bytes(cell, sizes)
-    nodes = 2 ** 3 - 1
+    nodes = tree_size(3)
     if cell.task in ("write", "sizes"):
         return cell.n * b, cell.n * b
     if cell.task == "sort_dedup":
@@ -258,17 +261,29 @@ def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
 
 
 def cell_seconds(cell: Cell, sizes: Sizes) -> float:
-    """CELL_S, then every warm-up and repetition's work at the model's rates, the least
-    warm-up time and, for a JIT, half its longest warm-up; a cell's own processes (micro's
-    forks, a network task's nodes) at START_S each."""
+    """CELL_S, then every warm-up and repetition's work over its least rounds at the model's
+    rates, the least warm-up time and, for a JIT, half its longest warm-up; a cell's own
+    processes (micro's forks, a network task's nodes) at START_S each."""
     codec, disk = _work(cell, sizes)
-    passes = (cell.warmups + cell.repetitions) * max(cell.forks, 1)
+    passes = _passes(cell)
     seconds = CELL_S + passes * (codec / CODEC_BYTES_PER_S + disk / DISK_BYTES_PER_S)
-    if cell.task not in HARNESS_TASKS:  # the harness's own cells have no warm-ups
+    if not TASKS[cell.task].by_harness:  # the harness's own cells have no warm-ups
         jit = cell.warmup_max_ms / 2000 if cell.language == "java" else 0
         seconds += cell.warmup_ms / 1000 + jit
-    processes = cell.forks + (2 ** 3 - 1 if cell.task in NET_TASKS else 0)
+    # every round of a network cell starts its nodes afresh
+    nodes = tree_size(3) * rule_of(cell).rounds_min if TASKS[cell.task].net else 0
+    processes = cell.forks + nodes
     return seconds + processes * START_S[cell.language]
+
+
+def _passes(cell: Cell) -> int:
+    """Warm-ups and repetitions over the cell's least rounds (rounds.py): the plan's warm-ups
+    in the first round and in every fork, at most one in the others."""
+    rounds = rule_of(cell).rounds_min
+    if cell.forks:
+        return rounds * (cell.warmups + cell.repetitions)
+    return cell.warmups + cell.repetitions + (rounds - 1) * (min(cell.warmups, 1)
+                                                             + cell.repetitions)
 
 
 def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) -> Estimate:
@@ -291,7 +306,7 @@ def _largest_batch(cells: list[Cell], sizes: Sizes) -> int:
     files: dict[tuple, set] = defaultdict(set)
     sort: dict[tuple, float] = defaultdict(float)
     for c in cells:
-        if c.task in NET_TASKS:
+        if TASKS[c.task].net:
             continue
         batch = c.group_key[:3]
         if c.method != RAW:

@@ -40,7 +40,7 @@ from pathlib import Path
 import duckdb
 
 from .paths import home
-from .plan import Cell
+from .cell import Cell
 
 SCHEMA_VERSION = "3"
 RUN_STATUSES = ("running", "complete", "failed", "interrupted")
@@ -315,6 +315,32 @@ class Results:
         if machine is not None:
             self.con.execute("UPDATE runs SET machine = json_merge_patch(coalesce(machine, "
                              "'{}'), ?) WHERE run_id = ?", [_json({"after": machine}), run_id])
+
+    def resume_run(self, run_id: str, sitting: dict) -> int:
+        """An interrupted or failed run becomes `running` again in a new sitting (this
+        process, `sitting`'s start and machine state), appended to its params' `sittings`;
+        the sitting's number is returned (the first sitting of a run is 0)."""
+        run = self.require_run(run_id, allow_incomplete=True)
+        if run["status"] not in ("interrupted", "failed"):
+            alive = run["status"] == "running"
+            raise ResultsError(f"run {run_id} is {run['status']}: "
+                               + ("its harness is still alive" if alive else "nothing to resume"))
+        params = json.loads(run["params"]) if run["params"] else {}
+        sittings = params.get("sittings") or [{"started": str(run["started_at"])}]
+        params.update(sittings=sittings + [sitting], harness=this_process())
+        self.con.execute("UPDATE runs SET status = 'running', finished_at = NULL, params = ? "
+                         "WHERE run_id = ?", [_json(params), run_id])
+        return len(sittings)
+
+    def drop_cells(self, run_id: str, cell_ids: list[int]) -> None:
+        """Forget cells (and their samples) a resumed run measures again."""
+        if not cell_ids:
+            return
+        self.flush()
+        marks = ", ".join("?" * len(cell_ids))
+        for table in ("samples", "cells"):
+            self.con.execute(f"DELETE FROM {table} WHERE run_id = ? AND cell_id IN ({marks})",
+                             [run_id, *cell_ids])
 
     def reap_orphans(self) -> list[str]:
         """Runs left `running` by a harness process that no longer exists (killed outright):

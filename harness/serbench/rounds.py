@@ -14,7 +14,7 @@ the first round the repetitions per round grow until a round lasts min_sample_ms
 until the median's 95 % interval is within ci_target, or rounds_max, or the set's time cap
 counted from the end of the first round (stats.stop_reason), but never before rounds_min;
 each cell records which ended it. A cell with forks runs every round in a
-fresh process of its own (JMH's forks), and at least `forks` rounds.
+fresh process of its own (JMH's forks), `forks` rounds.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from . import stats
-from .plan import RAW, TASK_ORDER, Cell
+from .cell import RAW, Cell
+from .tasks import TASK_ORDER
 from .results import CellResult
 
 # A round's outcome for one cell: the task's CellResult for that round's request(s).
@@ -62,12 +63,14 @@ def round_order(cells: list[Cell], number: int, rng: random.Random) -> list[Cell
 
 
 def rule_of(cell: Cell) -> stats.StopRule:
-    """The cell's stopping rule: at least `forks` fresh processes, or `floor_rounds` rounds
-    beside its floor, whatever rounds_max says; rounds_min within rounds_max."""
-    least = max(cell.forks, cell.floor_rounds)
-    most = max(cell.rounds_max, least)
-    return stats.StopRule(cell.ci_target, min(max(cell.rounds_min, least), most), most,
-                          cell.time_cap_s)
+    """The cell's stopping rule: with forks, exactly `forks` rounds (each a fresh process, as
+    JMH runs its forks); else at least `floor_rounds` rounds beside its floor whatever
+    rounds_max says, and rounds_min within rounds_max."""
+    if cell.forks:
+        return stats.StopRule(cell.ci_target, cell.forks, cell.forks, cell.time_cap_s)
+    most = max(cell.rounds_max, cell.floor_rounds)
+    return stats.StopRule(cell.ci_target, min(max(cell.rounds_min, cell.floor_rounds), most),
+                          most, cell.time_cap_s)
 
 
 def round_cell(cell: Cell, number: int, repetitions: int) -> Cell:

@@ -21,323 +21,27 @@ its stderr tail) and is replaced by a fresh one for the next cell.
 from __future__ import annotations
 
 import json
-import random
-import re
 import shutil
-import subprocess
-import sys
-import tempfile
-from array import array
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from itertools import chain, groupby
 from pathlib import Path
 
-from .checksum import MASK, hex64, object_hash, set_checksum
+from . import noise, steady
+from .answers import (BadAnswer, cached_after_eviction, checked_jit_warmup, checked_samples,
+                      checked_task_fields, checksum_of, failed, from_response, warm_up)
+from .cell import RAW, Cell
 from .datasets.manifest import Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess, find_drivers, new_run_stamp
-from .native import NativeError, datagen_path
-from .paths import cache_dir, data_root, home
+from .expectations import RunError, Sample, dataset_hashes, mismatch, verify_sample
 from .network.measure import Networks
 from .paged import extents, file_digest, raw_checksum
-from .plan import NET_TASKS, RAW, Cell, Plan, expand, summary
-from .rounds import comparison_sets, run_set
-from . import noise, steady
+from .paths import data_root, home
+from .plan import Plan, expand, parse_plan, summary
 from .provenance import collect, machine_state
 from .results import CellResult, Results, new_run_id, record_process
+from .rounds import comparison_sets, run_set
 from .tasks import PROOFS, TASKS
-
-HEX_SUM = re.compile(r"[0-9a-f]{16}")  # u64 sums travel as 16 lowercase hex digits
-
-
-class RunError(RuntimeError):
-    pass
-
-
-# -- expectations ----------------------------------------------------------------------------
-
-def hashes_path(directory: Path, model: str) -> Path:
-    return directory / f"{model}.hashes"
-
-
-def dataset_hashes(directory: Path, model: str) -> array:
-    """Per-object hashes of a dataset, in file order, as u64.
-
-    Cached in `<model>.hashes` (u64 little-endian per object) next to the dataset. A cache is
-    trusted only when its length is 8 × count and its hashes add up to the manifest's set
-    checksum; otherwise it is made again, by serbench-datagen when it can, else in Python.
-    """
-    manifest = load_manifest(directory, model)
-    path = hashes_path(directory, model)
-    cached = _read_hashes(path, manifest)
-    if cached is not None:
-        return cached
-    staging = path.with_suffix(".hashes.tmp")
-    for make in (_native_hashes, _python_hashes):
-        made = _read_hashes(staging, manifest) if make(directory, model, staging) else None
-        if made is not None:
-            staging.replace(path)
-            return made
-    staging.unlink(missing_ok=True)
-    raise RunError(f"{data_path(directory, model)}: per-object hashes do not add up to the "
-                   f"manifest's checksum {manifest.set_checksum}; the dataset is damaged")
-
-
-def file_hashes(directory: Path, model: str) -> array:
-    """Per-object hashes read from the dataset file itself, never from the cache (natively
-    when serbench-datagen is built, else in Python); ValueError when it does not parse."""
-    with tempfile.TemporaryDirectory(prefix="serbench-hashes-") as tmp:
-        out = Path(tmp) / "hashes"
-        if not _native_hashes(directory, model, out):
-            _python_hashes(directory, model, out)
-        return u64_array(out.read_bytes())
-
-
-def _read_hashes(path: Path, manifest: Manifest) -> array | None:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
-    if len(raw) != 8 * manifest.count:
-        return None
-    hashes = u64_array(raw)
-    total = sum(hashes) & MASK
-    return hashes if hex64(total) == manifest.set_checksum["sum"] else None
-
-
-def _native_hashes(directory: Path, model: str, out: Path) -> bool:
-    """serbench-datagen's `checksum --hashes`, when a datagen build that has it exists."""
-    try:
-        tool = datagen_path(build=False)
-        proc = subprocess.run([str(tool), "checksum", "--model", model, "--in",
-                               str(data_path(directory, model)), "--hashes", str(out)],
-                              capture_output=True)
-    except (NativeError, OSError):  # no datagen build: the Python reference does it
-        return False
-    return proc.returncode == 0 and out.exists()
-
-
-def _python_hashes(directory: Path, model: str, out: Path) -> bool:
-    hashes = array("Q")
-    with open(data_path(directory, model), "rb") as f:
-        for line in f:
-            if line.strip():
-                hashes.append(object_hash(model, json.loads(line)))
-    out.write_bytes(u64_bytes(hashes))
-    return True
-
-
-def read_seq_start(seed: int, model: str, count: int, n: int) -> int:
-    """The seeded first object of a sequential read; the same for every method and language."""
-    return random.Random(f"read_seq:{seed}:{model}:{count}:{n}").randrange(count - n + 1)
-
-
-def ids_file(model: str, count: int, n: int, seed: int) -> Path:
-    """The seeded random id list (u64 LE, repeats allowed), written once and shared by every
-    method and language. Longer lists extend shorter ones of the same seed."""
-    path = cache_dir() / "ids" / f"{model}-c{count}-s{seed}-n{n}.u64"
-    if path.exists() and path.stat().st_size == 8 * n:
-        return path
-    rng = random.Random(f"read_rand:{seed}:{model}:{count}")
-    ids = array("Q", (rng.randrange(count) for _ in range(n)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_suffix(".tmp")
-    staging.write_bytes(u64_bytes(ids))
-    staging.replace(path)
-    return path
-
-
-def read_ids(path: Path) -> array:
-    return u64_array(path.read_bytes())
-
-
-def u64_array(raw: bytes) -> array:
-    """u64 little-endian bytes (the files' format) as an array in native order."""
-    values = array("Q")
-    values.frombytes(raw)
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values
-
-
-def u64_bytes(values: array) -> bytes:
-    if sys.byteorder == "big":
-        values = array("Q", values)
-        values.byteswap()
-    return values.tobytes()
-
-
-def sweep_input(k: int, n: int) -> Path:
-    """JSON Lines of n `arrays` objects of k strings "Dummy text" and k zeros (the generator's
-    `arrays` family), the micro size sweep's input; made once in the cache."""
-    path = cache_dir() / "sweep" / f"arrays-k{k}-n{n}.jsonl"
-    if not path.exists():
-        line = json.dumps({"strings": ["Dummy text"] * k, "ints": [0] * k},
-                          separators=(",", ":")) + "\n"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = path.with_suffix(".tmp")
-        staging.write_text(line * n)
-        staging.replace(path)
-    return path
-
-
-def set_checksum_of(hashes) -> dict:
-    count, total = set_checksum(hashes)
-    return {"count": count, "sum": hex64(total)}
-
-
-# Verifying a group on a prefix keeps a fresh process's first, cold pass over the data short (a
-# JVM interprets it: ~0.3 s per customer round trip of the default data) and bounds the
-# drivers' memory at any scale; the prefix has every kind of field the model has.
-VERIFY_SAMPLE_BYTES = 1 << 20
-
-
-@dataclass(frozen=True)
-class Sample:
-    """The objects a group is verified on before timing, and their set checksum."""
-
-    path: Path
-    checksum: dict
-
-
-def verify_sample(directory: Path, model: str, hashes: array, out: Path) -> Sample:
-    """The dataset's first objects up to VERIFY_SAMPLE_BYTES of JSON (at least one), written
-    to `out`; the whole dataset file itself when it is no larger."""
-    source = data_path(directory, model)
-    if source.stat().st_size <= VERIFY_SAMPLE_BYTES:
-        return Sample(source, set_checksum_of(hashes))
-    lines, size = [], 0
-    with open(source, "rb") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            if lines and size + len(line) > VERIFY_SAMPLE_BYTES:
-                break
-            lines.append(line)
-            size += len(line)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(b"".join(lines))
-    return Sample(out, set_checksum_of(hashes[:len(lines)]))
-
-
-# -- checking driver answers -----------------------------------------------------------------
-
-class BadAnswer(Exception):
-    """A well-formed response whose result breaks the protocol (a driver defect)."""
-
-
-def checksum_of(result: dict) -> dict:
-    checksum = result.get("checksum")
-    if not (isinstance(checksum, dict) and type(checksum.get("count")) is int
-            and isinstance(checksum.get("sum"), str) and HEX_SUM.fullmatch(checksum["sum"])):
-        raise BadAnswer(f"result has no valid checksum {{count, sum: 16 lowercase hex}}: "
-                        f"{checksum!r}")
-    return {"count": checksum["count"], "sum": checksum["sum"]}
-
-
-def checked_samples(result: dict, warmups: int, repetitions: int,
-                    open_ended: bool = False) -> list[dict]:
-    """The samples, `warmups` warm-ups (or more when they are `open_ended`: they go on for
-    warmup_ms, or while a JIT compiles up to warmup_max_ms) and `repetitions` measured ones."""
-    samples = result.get("samples")
-    if not isinstance(samples, list):
-        raise BadAnswer("result has no samples list")
-    for s in samples:
-        if not (isinstance(s, dict) and type(s.get("rep")) is int
-                and isinstance(s.get("warmup"), bool)
-                and all(type(s.get(k)) is int and s[k] >= 0
-                        for k in ("total_ns", "cpu_ns", "io_ns"))):
-            raise BadAnswer(f"malformed sample {s!r}")
-    got = (sum(s["warmup"] for s in samples), sum(not s["warmup"] for s in samples))
-    enough = got[0] >= warmups if open_ended else got[0] == warmups
-    if not (enough and got[1] == repetitions):
-        at_least = "at least " if open_ended else ""
-        raise BadAnswer(f"{got[0]} warm-ups and {got[1]} repetitions returned, "
-                        f"{at_least}{warmups} and {repetitions} asked")
-    return samples
-
-
-def cached_after_eviction(samples: list[dict]) -> float | None:
-    """The largest share of a cold cell's files still in the page cache right after a
-    measured repetition's eviction (PROTOCOL.md 5: `cached_fraction`), None if no sample has
-    it. An eviction can succeed and drop nothing (tmpfs, mapped or dirty pages): this is what
-    shows whether a cold read was cold."""
-    figures = [s["cached_fraction"] for s in samples
-               if not s["warmup"] and "cached_fraction" in s]
-    for figure in figures:
-        if not (type(figure) in (int, float) and 0 <= figure <= 1):
-            raise BadAnswer(f"malformed cached_fraction {figure!r}: a share from 0 to 1")
-    return max(figures, default=None)
-
-
-def checked_jit_warmup(summary) -> dict:
-    """The summed JIT-only warm-ups of a JIT driver (PROTOCOL.md section 5)."""
-    keys = ("repetitions", "total_ns", "jit_ms")
-    if not (isinstance(summary, dict) and set(summary) == set(keys)
-            and all(type(summary[k]) is int and summary[k] >= 0 for k in keys)):
-        raise BadAnswer(f"malformed jit_warmup {summary!r}: {', '.join(keys)} as integers >= 0")
-    return summary
-
-
-# what each task's result must carry beyond samples and checksum (PROTOCOL.md section 5)
-TASK_COUNTERS = {
-    "read_par": ("objects", "threads", "pages_read"),
-    "sort_dedup": ("input_objects", "output_objects", "runs", "merge_passes", "budget_bytes",
-                   "peak_rss_bytes", "rss_start_bytes"),
-    "memory": ("objects", "retained_bytes", "retained_bytes_per_object", "peak_rss_bytes",
-               "rss_start_bytes"),
-    "micro": ("objects", "iterations", "encoded_bytes"),
-}
-TASK_SAMPLE_KEYS = {"sort_dedup": ("phase1_ns", "phase2_ns"),
-                    "micro": ("encode_ns", "decode_ns")}
-
-
-def checked_task_fields(task: str, counters: dict, samples: list[dict], threads: int) -> None:
-    """The task's own counters and sample times are there and are numbers."""
-    for key in TASK_COUNTERS.get(task, ()):
-        value = counters.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise BadAnswer(f"{task}: counters.{key} is {value!r}, not a number >= 0")
-    for s in samples:
-        for key in TASK_SAMPLE_KEYS.get(task, ()):
-            if type(s.get(key)) is not int or s[key] < 0:
-                raise BadAnswer(f"{task}: sample {s.get('rep')} has no {key} (ns)")
-        if task == "read_par":
-            times = s.get("thread_ns")
-            if not (isinstance(times, list) and len(times) == threads
-                    and all(type(t) is int and t >= 0 for t in times)):
-                raise BadAnswer(f"read_par: sample {s.get('rep')} thread_ns is {times!r}, "
-                                f"not {threads} times in ns")
-
-
-def warm_up(cell: Cell) -> dict:
-    """A request's warm-up parameters; warmup_max_ms only when set (a driver without a JIT
-    ignores it, and requests stay as they were without it)."""
-    warm = {"warmups": cell.warmups, "warmup_ms": cell.warmup_ms}
-    return {**warm, "warmup_max_ms": cell.warmup_max_ms} if cell.warmup_max_ms else warm
-
-
-def mismatch(what: str, got: dict, expected: dict) -> str | None:
-    if got["count"] != expected["count"]:
-        return f"{what}: count {got['count']} differs from expected {expected['count']}"
-    if got["sum"] != expected["sum"]:
-        return f"{what}: checksum {got['sum']} differs from expected {expected['sum']}"
-    return None
-
-
-def failed(exc: DriverFailure, what: str = "") -> CellResult:
-    return CellResult("failed", exc.kind, f"{what}{exc.message}", exc.stderr_tail or None)
-
-
-def from_response(response: dict, what: str = "") -> CellResult | None:
-    """The outcome of an unsupported or error answer; None for ok."""
-    if response["status"] == "unsupported":
-        return CellResult("unsupported", message=response.get("message") or "unsupported")
-    if response["status"] == "error":
-        error = response["error"]
-        kind = str(error.get("kind", "internal"))
-        status = "invalid" if kind == "checksum_mismatch" else "failed"
-        return CellResult(status, kind, f"{what}{error.get('message', '')}")
-    return None
 
 
 # -- the run ---------------------------------------------------------------------------------
@@ -390,6 +94,7 @@ class Runner:
     networks: Networks = field(default_factory=Networks)
     # every file this run writes carries it; trusting reads open no other (PROTOCOL.md 3)
     run_stamp: str = field(default_factory=new_run_stamp)
+    sitting: int = 0  # which sitting of the run measures (a resumed run's are 1, 2, ...)
 
     @property
     def run_dir(self) -> Path:
@@ -408,7 +113,8 @@ class Runner:
 
     def record(self, cell: Cell, result: CellResult) -> None:
         # one verdict (a failed verification, an unusable file) may stand for many cells
-        result = replace(result, params=result.params or cell.plan_params())
+        result = replace(result, params={**(result.params or cell.plan_params()),
+                                         "sitting": self.sitting})
         if result.samples:
             verdict = steady.judge(result.samples)
             result = replace(result, steady=verdict.steady, steady_note=verdict.note)
@@ -567,7 +273,7 @@ class Runner:
     # -- one cell ------------------------------------------------------------------------------
 
     def run_cell(self, driver: DriverProcess, cell: Cell) -> CellResult:
-        return TASKS[cell.task](self, driver, cell)
+        return TASKS[cell.task].run(self, driver, cell)
 
     def request_run(self, driver: DriverProcess, cell: Cell, params: dict) -> dict:
         return driver.request("run", task=cell.task, model=cell.model, method=cell.method,
@@ -593,7 +299,7 @@ class Runner:
             counters = result.get("counters", {})
             if not isinstance(counters, dict):
                 raise BadAnswer("counters is not an object")
-            checked_task_fields(cell.task, counters, samples, cell.threads)
+            checked_task_fields(TASKS[cell.task], cell, counters, samples)
             if "jit_warmup" in result:
                 counters = {**counters, "jit_warmup": checked_jit_warmup(result["jit_warmup"])}
             cached = cached_after_eviction(samples)
@@ -777,36 +483,95 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
     """Run a plan; the run ends `complete`, `interrupted` (Ctrl-C) or `failed` (a harness
     error), and its id is returned."""
     drivers, infos, cells = prepare(plan, root, strict)
-    listener = listener or Listener()
     run_id = run_id or new_run_id()
-    runner = Runner(plan, cells, drivers, infos, results, run_id, pin, keep_files, listener,
-                    networks=Networks(cluster_settings(plan.params)))
-    for cell in cells:  # before the run row exists, so a damaged dataset stops nothing midway
-        if cell.task != "write" and not cell.unsupported and cell.method != RAW:
-            runner.dataset_hashes(cell)
+    runner = Runner(plan, cells, drivers, infos, results, run_id, pin, keep_files,
+                    listener or Listener(), networks=Networks(cluster_settings(plan.params)))
     provenance = collect({lang: {"path": str(path), "info": infos[lang]}
                           for lang, path in drivers.items()})
     # the run-to-run noise its rankings must clear: this host's, when a self-check measured it
     run_params = {"plan": summary(plan), "pin": pin, "keep_files": keep_files,
-                  "cells": len(cells), "noise": noise.measured_here().as_json()}
-    net_languages = {lang for cell in cells if cell.task in NET_TASKS and not cell.unsupported
-                     for lang in (cell.language, *chain(*cell.roles.values()))}
-    if net_languages:
-        try:  # every host checked against this one before anything is timed
-            cluster = runner.networks.connect({lang: drivers[lang] for lang in
-                                               sorted(net_languages) if lang in drivers})
-        except BaseException:
-            runner.networks.close()
-            raise
-        if cluster is not None:  # in the run's params: the hosts every node ran on
-            run_params["cluster"] = {"address": plan.params.cluster,
-                                     "workers": [{"name": w.name, "address": w.address,
-                                                  "host": w.facts.get("host"),
-                                                  "git": w.facts.get("git")}
-                                                 for w in cluster.workers]}
+                  "cells": len(cells), "strict": strict,
+                  "noise": noise.measured_here().as_json()}
+    run_params.update(_before_timing(runner))
     results.begin_run(run_id, plan.name, plan.toml, plan.params.seed, provenance,
                       run_params, machine_state())
-    listener.ready(cells)
+    return _execute(runner)
+
+
+def resume_plan(results: Results, run_id: str, *, root: Path | None = None,
+                listener: Listener | None = None) -> str:
+    """Go on with an interrupted or failed run in a new sitting, with the same drivers: the
+    comparison sets it measured whole are kept, every other is measured again whole (never
+    half in one sitting and half in another); each cell records its sitting."""
+    run = results.require_run(run_id, allow_incomplete=True)
+    params = json.loads(run["params"]) if run["params"] else {}
+    plan = parse_plan(run["plan_toml"], f"run {run_id}'s plan", run["plan_name"])
+    drivers, infos, cells = prepare(plan, root, params.get("strict", True))
+    _same_drivers(run_id, json.loads(run["drivers"] or "{}"), infos)
+    recorded = {(c["cell_id"], (c["language"], c["task"], c["model"], c["method"], c["depth"],
+                                c["variant"], c["setting"], c["dataset"], c["n"], c["threads"],
+                                c["page_size"], c["cold"])) for c in results.cells(run_id)}
+    expected = {(cell.cell_id, cell.identity) for cell in cells}
+    if not recorded <= expected:
+        raise RunError(f"run {run_id}: its plan no longer expands to the cells it measured "
+                       "(drivers or datasets changed); start a new run")
+    done = {cell_id for cell_id, _ in recorded}
+    todo = [cell for batch in _batches(cells) for members in comparison_sets(batch)
+            if any(c.cell_id not in done for c in members) for cell in members]
+    results.drop_cells(run_id, [c.cell_id for c in todo if c.cell_id in done])
+    sitting = results.resume_run(run_id, {"started": str(datetime.now(timezone.utc)),
+                                          "machine": machine_state()})
+    runner = Runner(plan, todo, drivers, infos, results, run_id, params.get("pin"),
+                    params.get("keep_files", False), listener or Listener(),
+                    networks=Networks(cluster_settings(plan.params)), sitting=sitting)
+    _before_timing(runner)
+    return _execute(runner)
+
+
+def _batches(cells: list[Cell]) -> list[list[Cell]]:
+    return [list(batch) for _, batch in groupby(cells, key=lambda c: c.group_key[:3])]
+
+
+def _same_drivers(run_id: str, recorded: dict, infos: dict[str, dict]) -> None:
+    """A run's sittings measure the same build: a changed driver is refused by name."""
+    for language, entry in recorded.items():
+        if (entry or {}).get("info") != infos.get(language):
+            raise RunError(f"run {run_id}: the {language} driver is not the one the run "
+                           "began with (rebuilt or changed); a run's sittings measure one "
+                           "build: start a new run")
+
+
+def _before_timing(runner: Runner) -> dict:
+    """Every dataset's hashes (a damaged dataset stops the run before anything is timed)
+    and every network host checked; the run params that says where the nodes run."""
+    for cell in runner.cells:
+        if cell.task != "write" and not cell.unsupported and cell.method != RAW:
+            runner.dataset_hashes(cell)
+    net_languages = {lang for cell in runner.cells
+                     if TASKS[cell.task].net and not cell.unsupported
+                     for lang in (cell.language, *chain(*cell.roles.values()))}
+    if not net_languages:
+        return {}
+    try:  # every host checked against this one before anything is timed
+        cluster = runner.networks.connect({lang: runner.drivers[lang] for lang in
+                                           sorted(net_languages) if lang in runner.drivers})
+    except BaseException:
+        runner.networks.close()
+        raise
+    if cluster is None:
+        return {}
+    # the hosts every node ran on
+    return {"cluster": {"address": runner.plan.params.cluster,
+                        "workers": [{"name": w.name, "address": w.address,
+                                     "host": w.facts.get("host"), "git": w.facts.get("git")}
+                                    for w in cluster.workers]}}
+
+
+def _execute(runner: Runner) -> str:
+    """The run's cells measured; the run ends `complete`, `interrupted` (Ctrl-C) or `failed`
+    (a harness error)."""
+    results, run_id = runner.results, runner.run_id
+    runner.listener.ready(runner.cells)
     try:
         runner.execute()
     except KeyboardInterrupt:
@@ -816,7 +581,7 @@ def run_plan(plan: Plan, results: Results, *, run_id: str | None = None, pin: st
         results.finish_run(run_id, "failed")
         raise
     finally:
-        if not keep_files:
+        if not runner.keep_files:
             shutil.rmtree(runner.run_dir, ignore_errors=True)
     results.finish_run(run_id, "complete", machine_state())
     return run_id

@@ -28,8 +28,9 @@ from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
 from .driver import DriverFailure, DriverProcess, new_run_stamp
 from .network.proof import Pair, Source, prove_fetches, prove_trees, trees_impossible
 from .paged import PagedError, raw_checksum
-from .plan import RAW
-from .runner import BadAnswer, checksum_of, file_hashes, mismatch
+from .cell import RAW
+from .answers import BadAnswer, checksum_of
+from .expectations import file_hashes, mismatch
 
 OK, FAILED, UNSUPPORTED, SKIPPED = "ok", "failed", "unsupported", "skipped"
 PAGE_SIZE = 262144

@@ -18,7 +18,7 @@ from ..checksum import MASK, hex64, object_hash
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..paths import file_key
-from ..plan import parse_roles
+from ..cell import parse_roles, tree_size
 from .cell import NetCell, NodeSpec
 
 ID = "net_aggregate"
@@ -38,7 +38,7 @@ def node_languages(cell) -> list[str]:
     """Node i's language in the plan cell's tree: the cell's own unless its roles name others
     for node i's kind, whose nodes take them in turn (in node order)."""
     roles = parse_roles(cell.settings.get("roles", ""))
-    count = 2 ** cell.settings["tree_depth"] - 1
+    count = tree_size(cell.settings["tree_depth"])
     kinds = [kind(i, count) for i in range(count)]
     languages = []
     for i, k in enumerate(kinds):
@@ -93,7 +93,7 @@ class Aggregate:
         return None
 
     def net_cell(self, cell, base: Path, hashes, work: Path) -> NetCell:
-        count = 2 ** cell.settings["tree_depth"] - 1
+        count = tree_size(cell.settings["tree_depth"])
         inputs = work / "inputs"
         inputs.mkdir(parents=True, exist_ok=True)
         output = work / "output"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..driver import DriverProcess
-from ..plan import parse_roles
+from ..cell import parse_roles
 from .cell import NetCell, NodeSpec
 
 ID = "net_fetch"

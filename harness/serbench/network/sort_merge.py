@@ -10,6 +10,7 @@ from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 
+from ..cell import tree_size
 from ..checksum import hex64, object_hash, sequence_checksum, set_checksum
 from ..datasets.manifest import data_path
 from ..driver import DriverProcess
@@ -50,7 +51,7 @@ class SortMerge:
         return None
 
     def net_cell(self, cell, base: Path, hashes, work: Path) -> NetCell:
-        count = 2 ** cell.settings["tree_depth"] - 1
+        count = tree_size(cell.settings["tree_depth"])
         total = count * cell.n
         output = work / "output"
         output.mkdir(parents=True, exist_ok=True)

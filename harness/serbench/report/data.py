@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..results import Results, ResultsError
+from ..tasks import TASKS
 
 FLOOR_METHOD = "raw"  # the method-independent read floor (pages hashed, nothing decoded)
 
@@ -209,9 +210,9 @@ def load_run(db_path: Path, run_id: str, allow_incomplete: bool = False) -> RunD
 
 
 # tasks that encode only, or measure files: no bytes are read back, so nothing is trusted
-NOT_READING = ("write", "sizes")
+NOT_READING = tuple(task for task, spec in TASKS.items() if not spec.reads_bytes)
 # tasks whose cold repetitions evict their input first (PROTOCOL.md 5; a write evicts nothing)
-EVICTING = ("read_seq", "read_rand", "read_par", "sort_dedup", "memory")
+EVICTING = tuple(task for task, spec in TASKS.items() if spec.evicts)
 # a cold repetition that found more than this share of its files still cached was not cold
 COLD_TOLERANCE = 0.01
 

@@ -5,7 +5,7 @@ import math
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..published import FIGURES, ORG, STUDY_METHODS, TWEET_SCALE, TWEET_TASKS, PublishedFigure
@@ -767,8 +767,31 @@ def _unsteady_cells(measured: Measured, fig: PublishedFigure) -> bool:
 
 def published_outcomes(measured: Measured, figures: tuple[PublishedFigure, ...] = FIGURES
                        ) -> list[tuple[PublishedFigure, Outcome | None]]:
-    """Each published figure with what this run measured for it (None: no cells for it)."""
-    return [(fig, COMPARISONS[fig.key](fig, measured)) for fig in figures]
+    """Each published figure with what this run measured for it (None: no cells for it),
+    judged only inside the regime it was published for."""
+    return [(fig, in_regime(fig, measured, COMPARISONS[fig.key](fig, measured)))
+            for fig in figures]
+
+
+def in_regime(fig: PublishedFigure, measured: Measured, outcome: Outcome | None
+              ) -> Outcome | None:
+    """The outcome, or, when this run's cells for the figure are all far below the size the
+    finding was published at, the same figures without a verdict and the size needed."""
+    if outcome is None or fig.least_objects is None:
+        return outcome
+    largest = largest_n(fig, measured)
+    if largest is None or largest >= fig.least_objects:
+        return outcome
+    return replace(outcome, verdict=f"not measurable at this size: n = {largest:,} here, at "
+                                    f"least {fig.least_objects:,} needed (published at "
+                                    f"{fig.scale})")
+
+
+def largest_n(fig: PublishedFigure, measured: Measured) -> int | None:
+    """The largest n the figure's comparison could read (each task model's chosen n)."""
+    found = [tm.n for need in fig.cells for tm in measured.tasks.get(need.task, [])
+             if need.model in (None, tm.model) and tm.n]
+    return max(found, default=None)
 
 
 def cell_links(fig: PublishedFigure, measured: Measured) -> tuple[tuple[str, str], ...]:
@@ -799,7 +822,8 @@ def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FI
     for fig, outcome in published_outcomes(measured, figures):
         why = "; ".join(r.text for r in reasons(fig, measured, measured.run, outcome.compared)
                         ) if outcome else ""
-        rows.append(Row([fig.subject, fig.figure, fig.source,
+        published = f"{fig.figure} (at {fig.scale})" if fig.scale else fig.figure
+        rows.append(Row([fig.subject, published, fig.source,
                          outcome.measured if outcome else "—",
                          outcome.note if outcome else missing_reason(fig, measured),
                          outcome.verdict if outcome else "—", why or "—"],

@@ -6,14 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import stats
+from ..cell import DEPTHS, LANGUAGES
+from ..models import MODELS
+from ..tasks import TASKS as TASK_SPECS
 from .data import FLOOR_METHOD, Cell
 from .units import byte_size
 
-LANGUAGES = ("rust", "cpp", "java")
-DEPTHS = ("materialize", "access", "key")
-TASKS = ("write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro", "sizes",
-         "net_fetch", "net_aggregate", "net_sort_merge")
-MODELS = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "arrays")
+TASKS = tuple(TASK_SPECS)  # the tasks' canonical order
 
 
 def canonical(value: str, order: tuple[str, ...]) -> tuple[int, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from ..tasks import threaded
 from .blocks import Facts, Row, Section, Table
 from .data import COLD_TOLERANCE, EVICTING, Cell
 from .reference import Measured, published_outcomes
@@ -99,7 +100,7 @@ def compared_groups(tm: TaskModel) -> dict[str, list[Entry]]:
         if s.is_floor or cell is None or not cell.measured:
             continue
         where = " · ".join(filter(None, [s.key.depth, s.key.setting,
-                                         f"{s.key.threads} threads" if tm.task == "read_par"
+                                         f"{s.key.threads} threads" if threaded(tm.task)
                                          else ""]))
         groups[where or "—"].append(Entry(s.key.language, implementation_name(s), cell))
     return groups

@@ -1,7 +1,6 @@
-"""Per-task sections: a registry from task id to what its section shows, one subsection per model.
-
-A new task gets a report by registering a `TaskSpec`; an unregistered task still gets the
-generic timed section (time against n, cpu/io split, ranking).
+"""Per-task sections, one subsection per model: what a task's section shows follows from its
+descriptor's `view` (tasks/spec.py); a task this harness does not know still gets the generic
+timed section (time against n, cpu/io split, ranking).
 """
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..noise import DEFAULT, Profile
+from ..tasks import task_spec
 from .blocks import Plot, Row, Section, Table
 from .data import EVICTING, Cell
 from .figures import Palette, cpu_io_figure, time_figure
@@ -53,13 +53,6 @@ class TaskModel:
 
 
 Builder = Callable[[TaskModel], list]
-
-
-@dataclass(frozen=True)
-class TaskSpec:
-    title: str
-    what: str                      # what is timed, in one sentence
-    builders: tuple[Builder, ...]  # empty: the task feeds another section (e.g. sizes)
 
 
 def time_plot(tm: TaskModel) -> list:
@@ -183,52 +176,33 @@ def _rank_row(row: RankRow, unit: TimeUnit, with_floor: bool, with_jit: bool) ->
 
 
 TIMED = (time_plot, cpu_io_plot, ranking_tables)
-
-TASK_SPECS: dict[str, TaskSpec] = {
-    "write": TaskSpec("Write", "Canonical objects already in memory are encoded, packed into "
-                      "pages, written with their index and fsynced.", TIMED),
-    "read_seq": TaskSpec("Sequential read", "n consecutive objects from a seeded start: load the "
-                         "index, read each page once, decode, visit every field.", TIMED),
-    "read_rand": TaskSpec("Random read", "n objects from one seeded random list shared by every "
-                          "method and language: look up, read the page unless it is the current "
-                          "one, decode, visit every field.", TIMED),
-    "read_par": TaskSpec("Parallel read", "T threads, each with its own file handle, read "
-                         "disjoint slices of a range (mode seq) or of the random id list (mode "
-                         "rand).", (par_views, ranking_tables)),
-    "sort_dedup": TaskSpec("External sort with duplicate removal", "Sorted runs under a memory "
-                           "budget, written as paged files of the method, then a heap merge "
-                           "reading a page at a time per run that drops every duplicate.",
-                           (sort_views,)),
-    "memory": TaskSpec("Memory", "n objects materialized and kept; the live heap grows by the "
-                       "retained bytes.", (memory_views,)),
-    "micro": TaskSpec("Micro: encode and decode in memory", "Hot loops over n objects in "
-                      "memory: encode each (a fresh buffer per object, or one reused buffer), "
-                      "then decode and visit each.", (micro_views,)),
-    "sizes": TaskSpec("Sizes", "Encoded and compressed sizes; shown in the sizes section.", ()),
-    "net_fetch": TaskSpec("Network fetch", "One client asks S servers at once for n objects "
-                          "each (n is per server) and writes what arrives, network page by "
-                          "network page, to one paged file per server, fsynced; timed at the "
-                          "client. Sources: ram (the server encodes native objects per request), "
-                          "disk (stored pages shipped as they are), decode (as disk, and the "
-                          "client decodes every object). Nodes run in network namespaces on links "
-                          "shaped to the plan's rate (tbf; this kernel cannot emulate delay) or "
-                          "on loopback; each cell's counters name the network and the measured "
-                          "link rate.", TIMED + (net_views,)),
-    "net_aggregate": TaskSpec("Network tree aggregation", "Sparse vectors summed up a binary "
-                              "tree (7 nodes by default): leaves send their vector up, every "
-                              "other node decodes its children's sums and adds them to its own, "
-                              "the root writes the total; timed at the root.",
-                              TIMED + (net_views,)),
-    "net_sort_merge": TaskSpec("Network tree sort-merge", "The same tree over a model with a "
-                               "total order: every node sorts its n objects, merges its "
-                               "children's sorted streams with them and streams the result up; "
-                               "the root writes the whole sorted sequence; timed at the root.",
-                               TIMED + (net_views,)),
+# each task's view (tasks/spec.py `view`): what its section shows
+VIEWS: dict[str, tuple[Builder, ...]] = {
+    "timed": TIMED,
+    "par": (par_views, ranking_tables),
+    "sort": (sort_views,),
+    "memory": (memory_views,),
+    "micro": (micro_views,),
+    "sizes": (),  # the sizes section shows it
+    "net": TIMED + (net_views,),
 }
 
 
-def spec_for(task: str) -> TaskSpec:
-    return TASK_SPECS.get(task, TaskSpec(task, "", TIMED))
+@dataclass(frozen=True)
+class Shown:
+    """How a task's section looks: its title, what is timed and its builders."""
+    title: str
+    what: str
+    builders: tuple[Builder, ...]
+
+
+def spec_for(task: str) -> Shown:
+    """From the task's descriptor; a task this harness does not know (a run imported from
+    another version) gets the generic timed section."""
+    spec = task_spec(task)
+    if spec is None:
+        return Shown(task, "", TIMED)
+    return Shown(spec.title, spec.what, VIEWS[spec.view])
 
 
 def task_models(cells: list[Cell], palette: Palette,

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from ..cell import RAW
 from ..paged import extents
-from ..plan import RAW
 from ..results import CellResult
 
 # A round's request params -> the floor's params and expected checksum for that round (a

@@ -7,12 +7,13 @@ from functools import lru_cache
 
 from ..checksum import object_hash
 from ..datasets.manifest import data_path
+from ..expectations import set_checksum_of, sweep_input
 from ..paths import file_key
 from ..results import CellResult
+from .spec import TaskSpec
 
 
 def run(runner, driver, cell) -> CellResult:
-    from ..runner import set_checksum_of, sweep_input
     k = cell.settings.get("k")
     if k is None:
         source = data_path(cell.dataset_dir, cell.model)
@@ -32,4 +33,17 @@ def sweep_object_hash(model: str, source: tuple) -> int:
         return object_hash(model, json.loads(f.readline()))
 
 
-TASKS = {"micro": run}
+def points(params, model: str, ns: tuple[int, ...], count: int) -> list:
+    """Per n, each output buffer; `arrays` also swept over k, inputs of n objects of k
+    strings and k ints each."""
+    ks = params.sweep_k if model == "arrays" else (None,)
+    return [(n, f"buffer={b}" + (f" k={k}" if k else ""), 1)
+            for n in ns for b in params.buffers for k in ks]
+
+
+SPECS = (TaskSpec("micro", run, title="Micro: encode and decode in memory", what="Hot loops "
+                  "over n objects in memory: encode each (a fresh buffer per object, or one "
+                  "reused buffer), then decode and visit each.", view="micro", points=points,
+                  forks_param="forks", iterated=True,
+                  counters=("objects", "iterations", "encoded_bytes"),
+                  sample_keys=("encode_ns", "decode_ns")),)

@@ -3,9 +3,11 @@ cell runs on its nodes; the group's verified driver reads the outputs back. Befo
 timed, every language pair the group's mixed cells use is proved with a small fetch."""
 from __future__ import annotations
 
+from ..cell import tree_size
 from ..network.measure import TASKS as NETWORK_TASKS, measure
 from ..network.proof import PROOF_OBJECTS, Pair, Source, prove_fetches
 from ..results import CellResult
+from .spec import NetSpec, TaskSpec
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -52,4 +54,73 @@ def prove(runner, driver, cells) -> dict:
     return blocked
 
 
-TASKS = {task: run for task in NETWORK_TASKS}
+def fetch_points(params, model: str, method: str, depths: tuple[str, ...],
+                 offered: tuple[str, ...], count: int) -> list:
+    """One cell per source and n (objects per server, capped so that every server has its
+    own objects); `decode` at each depth the client reads at, the others decode nothing."""
+    per_server = count // params.servers
+    ns = sorted({min(n, per_server) for n in params.n}) if per_server else []
+    points = []
+    for source in params.sources:
+        for depth in (depths or offered[:1] or ("",)) if source == "decode" else ("",):
+            why = depth and depth not in offered and f"{method} does not read at depth {depth}"
+            points += [(depth, n, f"source={source} servers={params.servers}", why or None)
+                       for n in ns]
+    return points
+
+
+def aggregate_points(params, model: str, method: str, depths: tuple[str, ...],
+                     offered: tuple[str, ...], count: int) -> list:
+    """One cell per density (the dataset's own vectors without `densities`), every node
+    decoding its children's vectors."""
+    nodes = tree_size(params.tree_depth)
+    why = ((model != "sparse" and "net_aggregate sums sparse vectors")
+           or ("materialize" not in offered and f"{method} does not materialize")
+           or (count < nodes and f"the tree's {nodes} nodes need {nodes} sparse vectors, "
+                                 f"the dataset holds {count}") or None)
+    return [("materialize", 1, f"tree_depth={params.tree_depth}"
+             + (f" density={density:g}" if density else ""), why)
+            for density in params.densities or (None,)]
+
+
+def sort_merge_points(params, model: str, method: str, depths: tuple[str, ...],
+                      offered: tuple[str, ...], count: int) -> list:
+    """One cell per n, objects per node (each node its own)."""
+    nodes = tree_size(params.tree_depth)
+    why = "materialize" not in offered and f"{method} does not materialize" or None
+    ns = sorted({min(n, count // nodes) for n in params.n}) if count >= nodes else []
+    return [("materialize", n, f"tree_depth={params.tree_depth}", why) for n in ns]
+
+
+def fetch_nodes(params) -> dict[str, int]:
+    return {"server": params.servers, "client": 1}
+
+
+def tree_roles(params) -> dict[str, int]:
+    count = tree_size(params.tree_depth)
+    leaves = (count + 1) // 2 if count > 1 else 0
+    return {"leaf": leaves, "middle": count - leaves - 1, "root": 1}
+
+
+TREE = f"a binary tree ({tree_size(3)} nodes by default)"
+SPECS = (
+    TaskSpec("net_fetch", run, title="Network fetch", what="One client asks S servers at once "
+             "for n objects each (n is per server) and writes what arrives, network page by "
+             "network page, to one paged file per server, fsynced; timed at the client. "
+             "Sources: ram (the server encodes native objects per request), disk (stored pages "
+             "shipped as they are), decode (as disk, and the client decodes every object). "
+             "Nodes run in network namespaces on links shaped to the plan's rate (tbf; this "
+             "kernel cannot emulate delay) or on loopback; each cell's counters name the network "
+             "and the measured link rate.", view="net",
+             net=NetSpec(("server", "client"), fetch_points, fetch_nodes, ("client",))),
+    TaskSpec("net_aggregate", run, title="Network tree aggregation", what=f"Sparse vectors "
+             f"summed up {TREE}: leaves send their vector up, every other node decodes its "
+             "children's sums and adds them to its own, the root writes the total; timed at "
+             "the root.", view="net",
+             net=NetSpec(("leaf", "middle", "root"), aggregate_points, tree_roles)),
+    TaskSpec("net_sort_merge", run, title="Network tree sort-merge", what="The same tree over "
+             "a model with a total order: every node sorts its n objects, merges its children's "
+             "sorted streams with them and streams the result up; the root writes the whole "
+             "sorted sequence; timed at the root.", view="net",
+             net=NetSpec(("leaf", "middle", "root"), sort_merge_points, tree_roles)),
+)

@@ -1,15 +1,17 @@
-"""The reads (`read_seq`, `read_rand`, `read_par`) and `memory`: objects of the method's file
-selected by the seeded start or the shared random id list, their set checksum computed from
+"""The reads (`read_seq`, `read_rand`, `read_par`; `memory` reads as they do): objects of the
+method's file selected by the seeded start or the shared random id list, their set checksum computed from
 the dataset. The `raw` floor reads the same file; its checksum (bytes, not values) is computed
 by the harness from the file itself (paged.raw_checksum), an oracle apart from every driver.
 With `floor_rounds` each round of a read is followed by the raw read of its own file."""
 from __future__ import annotations
 
+from ..cell import RAW
 from ..datasets.manifest import load_manifest
+from ..expectations import ids_file, read_ids, read_seq_start, set_checksum_of
 from ..paged import PagedError
-from ..plan import RAW
 from ..results import CellResult
 from .floors import with_floor
+from .spec import BESIDE, TaskSpec
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -41,11 +43,10 @@ def unreadable(runner, driver, cell, params: dict, problem: PagedError) -> CellR
 def read_params(runner, cell, base) -> tuple[dict, range | list]:
     """Request params of a read cell (read_seq, read_rand, read_par over either selection,
     memory over the first n objects) and the positions it selects."""
-    from ..runner import ids_file, read_ids, read_seq_start
     manifest = load_manifest(cell.dataset_dir, cell.model)
     params = {"input": str(base), "n": cell.n, **runner.common_params(cell)}
     mode = cell.settings.get("mode")
-    if cell.task == "read_par":
+    if cell.threads > 1 or mode:  # read_par
         params.update(threads=cell.threads, mode=mode)
     if cell.task == "memory":
         return params, range(cell.n)
@@ -61,11 +62,34 @@ def read_params(runner, cell, base) -> tuple[dict, range | list]:
 def expected_checksum(runner, cell, base, chosen) -> dict:
     """The logical set checksum of the selection from the dataset; for `raw`, the checksum of
     the selected objects' bytes in the file."""
-    from ..runner import set_checksum_of
     if cell.method == RAW:
         return runner.floor_checksum(base, chosen)
     hashes = runner.dataset_hashes(cell)
     return set_checksum_of(hashes[i] for i in chosen)
 
 
-TASKS = {task: run for task in ("read_seq", "read_rand", "read_par", "memory")}
+def par_points(params, model: str, ns: tuple[int, ...], count: int) -> list:
+    """Per n, each mode (over a range or over the random id list) at each thread count."""
+    return [(n, f"mode={mode}", t) for n in ns for mode in params.modes for t in params.threads]
+
+
+def thread_times(sample: dict, cell) -> str | None:
+    times = sample.get("thread_ns")
+    if isinstance(times, list) and len(times) == cell.threads \
+            and all(type(t) is int and t >= 0 for t in times):
+        return None
+    return f"thread_ns is {times!r}, not {cell.threads} times in ns"
+
+
+READ = dict(run=run, floor=BESIDE, pairs_floor=True, forks_param="read_forks", evicts=True)
+SPECS = (
+    TaskSpec("read_seq", title="Sequential read", what="n consecutive objects from a seeded "
+             "start: load the index, read each page once, decode, visit every field.", **READ),
+    TaskSpec("read_rand", title="Random read", what="n objects from one seeded random list "
+             "shared by every method and language: look up, read the page unless it is the "
+             "current one, decode, visit every field.", **READ),
+    TaskSpec("read_par", title="Parallel read", what="T threads, each with its own file "
+             "handle, read disjoint slices of a range (mode seq) or of the random id list (mode "
+             "rand).", view="par", points=par_points, threaded=True,
+             counters=("objects", "threads", "pages_read"), check_sample=thread_times, **READ),
+)

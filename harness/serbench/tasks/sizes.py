@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..datasets.manifest import load_manifest
 from ..results import CellResult
 from ..sizes import SizesError, library_bytes, measure
+from .spec import NO_DEPTH, TaskSpec, whole_dataset
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -30,4 +31,6 @@ def run(runner, driver, cell) -> CellResult:
                       params=params, message="checksum: scan of the file")
 
 
-TASKS = {"sizes": run}
+SPECS = (TaskSpec("sizes", run, title="Sizes", what="Encoded and compressed sizes; shown in the "
+                  "sizes section.", view="sizes", points=whole_dataset, depths=NO_DEPTH,
+                  by_harness=True, reads_bytes=False),)

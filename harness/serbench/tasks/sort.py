@@ -10,12 +10,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from ..cell import RAW
 from ..datasets.manifest import data_path, load_manifest
+from ..expectations import RunError, mismatch
 from ..order import sorted_distinct_checksum
 from ..paged import PagedError, raw_checksum
-from ..plan import RAW
 from ..results import CellResult
 from .floors import all_positions, every_object
+from .spec import BY_DRIVER, MATERIALIZE, TaskSpec
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -48,7 +50,6 @@ def run(runner, driver, cell) -> CellResult:
 
 def floor(runner, driver, cell, params: dict, source: Path, output: Path) -> CellResult:
     """The sort floor: ok only if `sorted` holds exactly the input's objects' bytes."""
-    from ..runner import mismatch
     try:
         expected = every_object(runner, source)
     except PagedError as exc:
@@ -69,7 +70,6 @@ def floor(runner, driver, cell, params: dict, source: Path, output: Path) -> Cel
 
 
 def sorted_expectation(runner, cell, manifest) -> dict:
-    from ..runner import RunError
     key = (cell.dataset_dir, cell.model, "sorted")
     if key not in runner.expectations:
         expected = sorted_distinct_checksum(cell.model, data_path(cell.dataset_dir, cell.model))
@@ -81,4 +81,27 @@ def sorted_expectation(runner, cell, manifest) -> dict:
     return runner.expectations[key]
 
 
-TASKS = {"sort_dedup": run}
+def points(params, model: str, ns: tuple[int, ...], count: int) -> list:
+    """The whole dataset at each memory budget."""
+    return [(count, f"budget_bytes={b}", 1) for b in params.budget_bytes]
+
+
+def budget_problem(params) -> str | None:
+    """A merge holds a page of each of two runs and of its output (PROTOCOL.md 5.2); a
+    smaller budget would not be kept, only degrade into many tiny runs and passes."""
+    least = 3 * params.page_size
+    if min(params.budget_bytes) >= least:
+        return None
+    return (f"budget_bytes: {min(params.budget_bytes)} is below three pages of page_size "
+            f"{params.page_size} (a merge reads a page of two runs and writes one): give at "
+            f"least {least} or a smaller page_size")
+
+
+SPECS = (TaskSpec("sort_dedup", run, title="External sort with duplicate removal",
+                  what="Sorted runs under a memory budget, written as paged files of the "
+                  "method, then a heap merge reading a page at a time per run that drops "
+                  "every duplicate.", view="sort", points=points, depths=MATERIALIZE,
+                  floor=BY_DRIVER, evicts=True, check_params=budget_problem,
+                  counters=("input_objects", "output_objects", "runs", "merge_passes",
+                            "budget_bytes", "peak_rss_bytes", "rss_start_bytes"),
+                  sample_keys=("phase1_ns", "phase2_ns")),)

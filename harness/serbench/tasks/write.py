@@ -11,11 +11,12 @@ from __future__ import annotations
 import filecmp
 from pathlib import Path
 
+from ..cell import RAW
 from ..datasets.manifest import data_path, load_manifest
 from ..paged import PagedError, extents, file_digest
-from ..plan import RAW
 from ..results import CellResult
 from .floors import every_object, with_floor
+from .spec import BY_DRIVER, NO_DEPTH, TaskSpec, whole_dataset
 
 
 def run(runner, driver, cell) -> CellResult:
@@ -123,4 +124,7 @@ def copy_problem(source: Path, copy: Path) -> str | None:
     return None if same else f"{copy}.index places the objects elsewhere than {source}.index"
 
 
-TASKS = {"write": run}
+SPECS = (TaskSpec("write", run, title="Write", what="Canonical objects already in memory are "
+                  "encoded, packed into pages, written with their index and fsynced.",
+                  points=whole_dataset, depths=NO_DEPTH, floor=BY_DRIVER, pairs_floor=True,
+                  reads_bytes=False),)
