@@ -117,8 +117,9 @@ def rows_of(pairs: list[tuple[str, str, float, float]], rounds: int = 6, spread:
     rows = []
     for task, method, a, b in pairs:
         ra, rb = side(a), side(b)
-        rows.append(Row({"task": task, "language": "rust", "method": method}, [round(v) for v in
-                        ra.values()], [round(v) for v in rb.values()], [], ra, rb))
+        identity = {"task": task, "language": "rust", "method": method, "variant": ""}
+        rows.append(Row(identity, [round(v) for v in ra.values()],
+                        [round(v) for v in rb.values()], [], ra, rb))
     return rows
 
 

@@ -366,6 +366,7 @@ def _compare_document(comparison) -> dict:
             "between_run_sigma_by_task": {task: round(sigma, 6)
                                           for task, sigma in comparison.sigma.items()},
             "methods_apart": [{"language": m.language, "method": m.method,
+                               "variant": m.variant,
                                "ratio": round(m.ratio, 6), "cells": m.cells,
                                "score": round(m.score, 2)} for m in comparison.methods],
             "hosts": list(comparison.hosts) if comparison.hosts else None}
@@ -397,7 +398,7 @@ def _compare_summary(comparison) -> list[str]:
         lines.append("run-to-run noise by task (cells' spread beyond their rounds): "
                      + ", ".join(f"{task} {sigma:.1%}" for task, sigma in
                                  comparison.sigma.items()))
-    lines += [f"{m.language} {m.method}: {m.ratio - 1:+.1%} over its {m.cells} cells beyond "
+    lines += [f"{m.name}: {m.ratio - 1:+.1%} over its {m.cells} cells beyond "
               f"the run's shift, apart from the other methods (z = {m.score:+.1f})"
               for m in comparison.methods]
     if comparison.hosts:

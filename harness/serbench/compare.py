@@ -136,12 +136,19 @@ class Comparison:
 
 @dataclass(frozen=True)
 class MethodShift:
-    """A language × method whose cells moved together, beyond its task shifts."""
+    """A language × method (× variant: each is an implementation) whose cells moved
+    together, beyond its task shifts."""
     language: str
     method: str
+    variant: str
     ratio: float   # exp(mean residual): B / A beyond the run's shift
     cells: int
     score: float   # robust z among the methods' means
+
+    @property
+    def name(self) -> str:
+        """`rust bincode` or `rust bincode[repeat]`."""
+        return f"{self.language} {self.method}" + (f"[{self.variant}]" if self.variant else "")
 
 
 def judge(comparison: Comparison) -> None:
@@ -178,7 +185,8 @@ def _methods_apart(rows: list[Row]) -> list[MethodShift]:
     residuals: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
         if row.residual is not None:
-            residuals[(row.identity["language"], row.identity["method"])].append(row.residual)
+            residuals[(row.identity["language"], row.identity["method"],
+                       row.identity["variant"])].append(row.residual)
     means = {key: statistics.median(values) for key, values in residuals.items()}
     apart = stats.outlying(means)
     return sorted((MethodShift(*key, math.exp(means[key]), len(residuals[key]), score)

@@ -19,7 +19,7 @@ def baseline_section(comparison: Comparison) -> Section:
                           f"{verdicts['no difference']:,} no difference, of "
                           f"{len(comparison.rows):,} cells compared, beyond the run-to-run "
                           "noise")]
-    facts += [(f"{m.language} {m.method}", f"{m.ratio - 1:+.1%} over its {m.cells} cells "
+    facts += [(m.name, f"{m.ratio - 1:+.1%} over its {m.cells} cells "
                                            "beyond the run's shift, apart from the other "
                                            f"methods (z = {m.score:+.1f})")
               for m in comparison.methods]
