@@ -251,3 +251,26 @@ def test_one_machine_cells_have_no_host_column_or_hosts_table(sections):
     fetch = sections["net_fetch-part"]
     assert "host" not in table(fetch, "net_fetch · part: every node").columns
     assert not [b for b in fetch.blocks if isinstance(b, Table) and "hosts" in b.title]
+
+
+def test_a_java_nodes_jit_is_in_the_node_table_beside_its_unsteady_cell(tmp_path):
+    """A mixed cell whose Java server compiled while measured (steady.py judged it): the node
+    table says which node compiled how much, the cell's label says unsteady."""
+    path = tmp_path / "results.duckdb"
+    result = ok(12.0, 15_000, steady=False)
+    for s in result.samples:
+        s["nodes"] = {**s["nodes"], "server0": {**s["nodes"]["server0"], "jit_ms": 6,
+                                                "jit_cpu_ns": 7_500_000}}
+    with Results(path) as results:
+        results.begin_run(RUN, "network", "[[group]]", 42, PROVENANCE, {})
+        results.add_cell(RUN, replace(BASE, cell_id=1, setting=f"{RAM} roles=server:java"),
+                         replace(result, counters={**result.counters, "node_languages": {
+                             "client": "rust", "server0": "java"}}))
+        results.finish_run(RUN, "complete")
+    fetch = next(c for s in build_sections(load_run(path, RUN)) for c in s.children
+                 if c.id == "net_fetch-part")
+    nodes = table(fetch, "net_fetch · part: every node")
+    assert nodes.columns[-1] == "JIT ms (compiled / compiler CPU)"
+    assert {r.values[1]: r.values[-1] for r in nodes.rows} == {"client (rust)": "—",
+                                                               "server0 (java)": "6 / 7.5"}
+    assert all(r.values[0].endswith(" · unsteady") for r in nodes.rows)

@@ -129,18 +129,31 @@ def _on(c, node: str) -> str:
 
 
 def node_table(tm, at_n: list) -> Table:
-    """Each node's figures; on a cluster, with the host it ran on, so they are the hosts'."""
+    """Each node's figures; on a cluster, with the host it ran on, so they are the hosts';
+    with a JIT node (Java), what its compiler did while measured: a node still compiling
+    makes its cell unsteady (steady.py), and this column says which."""
     placed = any(c.counters.get("hosts") for _, c in at_n)
+    jit = any("jit_cpu_ns" in f or "jit_ms" in f for _, c in at_n for f in c.nodes.values())
     rows = [Row([s.label, node_name(c, name), *([node_host(c, name) or "—"] if placed else []),
                  _ms(f.get("total_ns", 0)), _ms(f.get("cpu_ns", 0)), _ms(f.get("io_ns", 0)),
                  byte_size(f.get("bytes_sent", 0)), byte_size(f.get("bytes_received", 0)),
-                 byte_size(f.get("peak_rss_bytes", 0))])
+                 byte_size(f.get("peak_rss_bytes", 0)), *([_jit(f)] if jit else [])])
             for s, c in at_n for name, f in sorted(c.nodes.items())]
     first = 3 if placed else 2
     return Table(f"{tm.task} · {tm.model}: every node at n = {tm.n:,}",
                  ["implementation", "node", *(["host"] if placed else []), "total ms", "cpu ms",
-                  "io ms (sockets, files)", "sent", "received", "peak RSS"], rows,
-                 numeric=frozenset(range(first, first + 6)))
+                  "io ms (sockets, files)", "sent", "received", "peak RSS",
+                  *(["JIT ms (compiled / compiler CPU)"] if jit else [])], rows,
+                 numeric=frozenset(range(first, first + 6 + jit)))
+
+
+def _jit(figures: dict) -> str:
+    """A JIT node's median per repetition: compilations ended, compiler threads' CPU."""
+    if "jit_ms" not in figures and "jit_cpu_ns" not in figures:
+        return "—"
+    ended = f"{figures['jit_ms']:,.0f}" if "jit_ms" in figures else "—"
+    cpu = _ms(figures["jit_cpu_ns"]) if "jit_cpu_ns" in figures else "—"
+    return f"{ended} / {cpu}"
 
 
 def hosts_views(tm, measured: list) -> list:
