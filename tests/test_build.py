@@ -195,6 +195,24 @@ def test_a_driver_missing_or_older_than_a_source_needs_a_build(tmp_path, monkeyp
     assert build_module.needs_build("java")
 
 
+def test_java_is_stale_after_a_change_of_the_model_it_generates_its_classes_from(
+        tmp_path, monkeypatch):
+    artifact = tmp_path / "drivers" / "java" / "target" / "serbench-java.jar"
+    artifact.parent.mkdir(parents=True)
+    artifact.write_text("jar")
+    (tmp_path / "schemas").mkdir()
+    model = tmp_path / "harness" / "serbench" / "models.py"
+    model.parent.mkdir(parents=True)
+    model.write_text("STRUCTS = {}")
+    os.utime(model, (1_000, 1_000))
+    monkeypatch.setattr(build_module, "REPO", tmp_path)
+    monkeypatch.setattr(build_module, "DRIVERS", tmp_path / "drivers")
+    monkeypatch.setitem(build_module.ARTIFACTS, "java", artifact)
+    assert build_module.stale_source("java") is None
+    os.utime(model, (artifact.stat().st_mtime + 10,) * 2)
+    assert build_module.stale_source("java") == model
+
+
 def waiting_tool(tmp_path, name, other):
     """A tool that marks itself started, then waits (up to 10 s) for the other one to start:
     it fails unless both run at the same time."""

@@ -190,7 +190,8 @@ LOC_CELLS = [
                           "schemas/proto/b.proto"], []),
     ("rust", "handcoded", ["drivers/rust/driver/src/methods/handcoded.rs"], []),
     ("java", "protobuf", ["drivers/java/src/main/java/serbench/methods/ProtobufMethod.java"],
-     ["drivers/java/src/main/java/serbench/methods/schema/ProtoConvert.java"]),
+     ["drivers/java/target/generated-sources/codegen/serbench/methods/convert/"
+      "ProtoConvert.java"]),
 ]
 
 

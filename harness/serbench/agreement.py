@@ -107,12 +107,13 @@ def task_noise(comparison: Comparison) -> dict[str, float]:
     for row in comparison.comparable:
         groups[f"{row.identity['task']}/{row.identity['language']}"].append(row)
     for key, rows in groups.items():
-        judged = [r for r in rows if r.residual is not None]  # after its set's shift
-        if len(judged) < stats.MIN_TASK_CELLS:
+        task = key.split("/")[0]
+        if len(rows) < stats.MIN_TASK_CELLS or task not in comparison.task_shifts:
             continue
+        centre = math.log(comparison.task_shifts[task].ratio)
         found[key] = sigma_from_residuals(
-            [r.residual for r in judged],
-            [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in judged])
+            [math.log(r.ratio) - centre for r in rows],
+            [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in rows])
     return found
 
 

@@ -172,6 +172,8 @@ ARTIFACTS = {
     "java": DRIVERS / "java" / "target" / "serbench-java.jar",
 }
 BUILD_OUTPUTS = ("target", "build", "fuzz")
+# files outside a driver's folder its build generates code from (drivers/java/pom.xml, codegen)
+GENERATED_FROM = {"java": ("harness/serbench/models.py",)}
 
 
 def stale_source(language: str) -> Path | None:
@@ -186,6 +188,9 @@ def stale_source(language: str) -> Path | None:
         for path in _sources(root):
             if path.stat().st_mtime > built:
                 return path
+    for path in (REPO / name for name in GENERATED_FROM.get(language, ())):
+        if path.is_file() and path.stat().st_mtime > built:
+            return path
     return None
 
 

@@ -6,8 +6,11 @@ writer and reader, which follow the model's field order as a schema.
 For every struct of harness/serbench/models.py: `put` (model -> message / table), `take`
 (message / table -> model, depth materialize) and `visit` (folds the checksum through the
 generated accessors, depth access), following the conventions of schemas/README.md (optional
-values, wrapper messages, absent required values). Run it after a model change; `--check`
-fails when the committed sources are stale (tests/test_java_codegen.py).
+values, wrapper messages, absent required values). The converters make up package
+serbench.methods.convert alone and call the hand-written serbench.methods.schema.
+
+The Java build runs it (drivers/java/pom.xml, generate-sources) into
+target/generated-sources/codegen, beside generate_models.py's classes; never committed.
 """
 from __future__ import annotations
 
@@ -19,11 +22,14 @@ REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "harness"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate_models import HEADER as MODEL_HEADER, Emitter, camel, field_name  # noqa: E402
+from generate_models import (HEADER as MODEL_HEADER, Emitter, camel, field_name,  # noqa: E402
+                             used, write_package)
 from serbench.models import MODEL_ROOTS, STRUCTS, Enum, ListOf, Opt, Prim, Struct, resolve  # noqa: E402
 
-OUT = REPO / "drivers" / "java" / "src" / "main" / "java" / "serbench" / "methods" / "schema"
-PACKAGE = "serbench.methods.schema"
+PACKAGE = "serbench.methods.convert"
+# the hand-written classes the converters call, imported where they use them
+RUNTIME = tuple(f"serbench.methods.schema.{name}" for name in
+                ("AvroRoot", "FlatIn", "FlatOut", "FlatRoot", "MsgpackIn", "ProtoIn", "ProtoRoot"))
 HEADER = MODEL_HEADER.replace("generate_models.py", "generate_schema_codecs.py")
 
 PRIM = {"i8": "byte", "i16": "short", "i32": "int", "i64": "long", "f64": "double",
@@ -779,28 +785,26 @@ def msgpack_arrays_source() -> str:
     return "\n".join(L) + "\n"
 
 
+def with_imports(source: str) -> str:
+    """A converter's source with the imports of the hand-written classes it calls, sorted
+    in among its own (after the header and package lines)."""
+    lines = source.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("import "))
+    last = max(i for i, line in enumerate(lines) if line.startswith("import "))
+    imports = sorted(lines[first:last + 1] + [f"import {c};" for c in used(source, RUNTIME)])
+    return "\n".join(lines[:first] + imports + lines[last + 1:])
+
+
 def sources() -> dict[str, str]:
-    return {"ProtoConvert.java": proto_source(), "FlatConvert.java": flat_source(),
-            "AvroConvert.java": avro_source(), "MsgpackArraysConvert.java": msgpack_arrays_source()}
+    return {name: with_imports(source()) for name, source in (
+        ("ProtoConvert.java", proto_source), ("FlatConvert.java", flat_source),
+        ("AvroConvert.java", avro_source), ("MsgpackArraysConvert.java", msgpack_arrays_source))}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="fail when the committed sources differ from the generated ones")
-    args = parser.parse_args()
-    generated = sources()
-    stale = [n for n, text in generated.items()
-             if not (OUT / n).exists() or (OUT / n).read_text() != text]
-    if args.check:
-        if stale:
-            print(f"stale generated Java converters: {', '.join(stale)}; run "
-                  "drivers/java/codegen/generate_schema_codecs.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name in stale:
-        (OUT / name).write_text(generated[name])
+    parser.add_argument("out", type=Path, help="the root of the generated Java sources")
+    write_package(parser.parse_args().out, PACKAGE, sources())
     return 0
 
 

@@ -8,7 +8,6 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.Properties;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.tasks.Evict;
 import serbench.tasks.Json;

@@ -10,7 +10,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.tasks.Json;
 import serbench.tasks.Reads;

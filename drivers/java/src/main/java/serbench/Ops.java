@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.List;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.paged.PageReader;
 import serbench.paged.PageWriter;
 import serbench.tasks.Checksum;

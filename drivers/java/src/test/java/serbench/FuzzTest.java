@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.model.Models;
 import serbench.paged.Index;
 import serbench.paged.PagedFile;

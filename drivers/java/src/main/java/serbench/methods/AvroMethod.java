@@ -15,9 +15,9 @@ import org.apache.avro.util.ClassSecurityValidator;
 import serbench.Bytes;
 import serbench.Depth;
 import serbench.Hasher;
-import serbench.methods.schema.AvroConvert;
+import serbench.ModelType;
+import serbench.methods.convert.AvroConvert;
 import serbench.methods.schema.AvroRoot;
-import serbench.model.ModelType;
 import serbench.wire.DecodeException;
 
 /**
@@ -34,7 +34,7 @@ public final class AvroMethod<T, R extends SpecificRecord> implements Codec<T> {
     public static final MethodSpec SPEC = new MethodSpec("avro",
         List.of(Depth.MATERIALIZE, Depth.ACCESS),
         List.of(MethodSpec.SRC + "AvroMethod.java", MethodSpec.SRC + "schema/AvroRoot.java",
-            MethodSpec.SRC + "schema/AvroConvert.java"),
+            MethodSpec.CONVERT + "AvroConvert.java"),
         true, false, Map.of(), AvroMethod::of);
 
     private final ModelType<T> model;

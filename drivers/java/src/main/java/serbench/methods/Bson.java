@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.tasks.Json;
 import serbench.wire.DecodeException;
 

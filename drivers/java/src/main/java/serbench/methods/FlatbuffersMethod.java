@@ -7,10 +7,10 @@ import java.util.Map;
 import serbench.Bytes;
 import serbench.Depth;
 import serbench.Hasher;
-import serbench.methods.schema.FlatConvert;
+import serbench.ModelType;
+import serbench.methods.convert.FlatConvert;
 import serbench.methods.schema.FlatIn;
 import serbench.methods.schema.FlatRoot;
-import serbench.model.ModelType;
 import serbench.wire.DecodeException;
 
 /**
@@ -27,7 +27,7 @@ public final class FlatbuffersMethod<T, R> implements Codec<T> {
         List.of(Depth.MATERIALIZE, Depth.ACCESS),
         List.of(MethodSpec.SRC + "FlatbuffersMethod.java", MethodSpec.SRC + "schema/FlatRoot.java",
             MethodSpec.SRC + "schema/FlatIn.java", MethodSpec.SRC + "schema/FlatOut.java",
-            MethodSpec.SRC + "schema/FlatConvert.java"),
+            MethodSpec.CONVERT + "FlatConvert.java"),
         true, false, Map.of(), FlatbuffersMethod::of);
 
     private final ModelType<T> model;

@@ -7,7 +7,7 @@ import org.apache.fory.config.Language;
 import org.apache.fory.memory.MemoryBuffer;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.model.Models;
 import serbench.tasks.Json;
 import serbench.wire.DecodeException;

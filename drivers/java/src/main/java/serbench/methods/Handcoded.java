@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 import serbench.Bytes;
 import serbench.Depth;
 import serbench.Hasher;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.wire.BeIn;
 import serbench.wire.BeOut;
 import serbench.wire.DirectIn;

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.model.Models;
 import serbench.wire.DecodeException;
 

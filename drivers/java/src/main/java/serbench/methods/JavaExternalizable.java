@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Set;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ExtIn;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.model.Models;
+import serbench.modelio.ExtIn;
 import serbench.wire.DecodeException;
 
 /**

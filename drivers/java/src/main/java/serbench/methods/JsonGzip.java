@@ -12,7 +12,7 @@ import java.util.zip.Deflater;
 import java.util.zip.Inflater;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.wire.DecodeException;
 
 /**

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.wire.DecodeException;
 
 /**

@@ -3,7 +3,7 @@ package serbench.methods;
 import java.nio.ByteBuffer;
 import serbench.Depth;
 import serbench.Hasher;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.wire.DecodeException;
 
 /** A method that only materializes: a read decodes the object, then visits every field. */

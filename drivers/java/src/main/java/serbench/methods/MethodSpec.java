@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 
 /**
  * A method's identity and capabilities, as `info` lists them, and how to make its codec.
@@ -19,6 +19,9 @@ public record MethodSpec(String id, List<Depth> depths, List<String> files, bool
         Function<ModelType<?>, Codec<?>> factory) {
 
     public static final String SRC = "drivers/java/src/main/java/serbench/methods/";
+    /** Where the build generates the converters (codegen/generate_schema_codecs.py). */
+    public static final String CONVERT =
+        "drivers/java/target/generated-sources/codegen/serbench/methods/convert/";
 
     public static MethodSpec of(String id, List<Depth> depths, String file,
             Function<ModelType<?>, Codec<?>> factory) {

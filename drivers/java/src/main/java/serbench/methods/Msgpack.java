@@ -17,7 +17,7 @@ import org.msgpack.core.MessageUnpacker;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.wire.DecodeException;
 
 /**

@@ -8,9 +8,9 @@ import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessagePacker;
 import serbench.Bytes;
 import serbench.Depth;
-import serbench.methods.schema.MsgpackArraysConvert;
+import serbench.ModelType;
+import serbench.methods.convert.MsgpackArraysConvert;
 import serbench.methods.schema.MsgpackIn;
-import serbench.model.ModelType;
 
 /**
  * `msgpack_arrays` (PROTOCOL.md section 8.2.1): every struct an array of its fields in schema
@@ -23,7 +23,7 @@ public final class MsgpackArrays<T> extends Materialized<T> {
     public static final MethodSpec SPEC = new MethodSpec("msgpack_arrays",
         List.of(Depth.MATERIALIZE),
         List.of(MethodSpec.SRC + "MsgpackArrays.java", MethodSpec.SRC + "schema/MsgpackIn.java",
-            MethodSpec.SRC + "schema/MsgpackArraysConvert.java"),
+            MethodSpec.CONVERT + "MsgpackArraysConvert.java"),
         true, false, Map.of("structs", "arrays of their fields in schema order"),
         MsgpackArrays::new);
 

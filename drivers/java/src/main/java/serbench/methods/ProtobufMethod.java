@@ -9,9 +9,9 @@ import java.util.List;
 import serbench.Bytes;
 import serbench.Depth;
 import serbench.Hasher;
-import serbench.methods.schema.ProtoConvert;
+import serbench.ModelType;
+import serbench.methods.convert.ProtoConvert;
 import serbench.methods.schema.ProtoRoot;
-import serbench.model.ModelType;
 import serbench.wire.DecodeException;
 
 /**
@@ -25,7 +25,7 @@ public final class ProtobufMethod<T, M extends MessageLite> implements Codec<T> 
     public static final MethodSpec SPEC = new MethodSpec("protobuf",
         List.of(Depth.MATERIALIZE, Depth.ACCESS),
         List.of(MethodSpec.SRC + "ProtobufMethod.java", MethodSpec.SRC + "schema/ProtoRoot.java",
-            MethodSpec.SRC + "schema/ProtoIn.java", MethodSpec.SRC + "schema/ProtoConvert.java"),
+            MethodSpec.SRC + "schema/ProtoIn.java", MethodSpec.CONVERT + "ProtoConvert.java"),
         true, false, java.util.Map.of(), ProtobufMethod::of);
 
     private final ModelType<T> model;

@@ -1,8 +1,8 @@
 package serbench.net;
 
+import serbench.ModelType;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /**
  * One network task: the role a node plays in it, built for the cell's method and model from

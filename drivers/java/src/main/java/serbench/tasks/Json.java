@@ -13,7 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import serbench.Failure;
-import serbench.model.ModelType;
+import serbench.ModelType;
 
 /** The protocol's JSON (responses) and the loading of JSON Lines inputs (untimed work). */
 public final class Json {

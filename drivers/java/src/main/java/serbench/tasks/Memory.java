@@ -7,12 +7,12 @@ import java.nio.file.Path;
 import serbench.Depth;
 import serbench.Failure;
 import serbench.IoTimer;
+import serbench.ModelType;
+import serbench.Params;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.paged.Index;
 import serbench.paged.PageReader;
-import serbench.Params;
 
 /**
  * memory (PROTOCOL.md 5.3): the heap n materialized objects retain. The JVM has no

@@ -8,10 +8,10 @@ import serbench.Bytes;
 import serbench.Depth;
 import serbench.Failure;
 import serbench.Hasher;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /**
  * micro (PROTOCOL.md 5.4): in-memory encode then decode passes over the first n objects,

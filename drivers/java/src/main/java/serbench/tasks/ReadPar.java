@@ -7,10 +7,10 @@ import java.util.concurrent.CyclicBarrier;
 import serbench.Depth;
 import serbench.Failure;
 import serbench.IoTimer;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.paged.PageReader;
 
 /**

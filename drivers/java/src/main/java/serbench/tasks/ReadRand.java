@@ -3,10 +3,10 @@ package serbench.tasks;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import serbench.Depth;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /** read_rand: the objects named by the first n ids of the harness's id file. */
 public final class ReadRand implements Task {

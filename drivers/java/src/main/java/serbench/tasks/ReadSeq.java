@@ -3,10 +3,10 @@ package serbench.tasks;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.file.Path;
 import serbench.Depth;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /** read_seq: objects start .. start + n in file order. */
 public final class ReadSeq implements Task {

@@ -2,10 +2,10 @@ package serbench.tasks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import serbench.Depth;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.methods.Codec;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /**
  * One task of the task axis (PROTOCOL.md section 5): one class per task, written only against

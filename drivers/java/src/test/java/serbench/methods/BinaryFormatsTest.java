@@ -9,8 +9,8 @@ import java.util.HexFormat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import serbench.Bytes;
+import serbench.ModelType;
 import serbench.Registry;
-import serbench.model.ModelType;
 import serbench.model.Trade;
 
 /** PROTOCOL.md sections 8.2, 8.2.1 and 8.3, byte for byte on one small trade. */

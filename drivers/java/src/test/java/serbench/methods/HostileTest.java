@@ -17,9 +17,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import serbench.Bytes;
+import serbench.ModelType;
 import serbench.Registry;
 import serbench.Vectors;
-import serbench.model.ModelType;
 import serbench.tasks.Json;
 
 /**

@@ -14,10 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import serbench.Bytes;
+import serbench.ModelType;
 import serbench.Vectors;
-import serbench.model.JsonOut;
-import serbench.model.ModelType;
 import serbench.model.Models;
+import serbench.modelio.JsonOut;
 import serbench.tasks.Json;
 import serbench.wire.DecodeException;
 

@@ -17,10 +17,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 import serbench.Bytes;
 import serbench.Depth;
 import serbench.Hasher;
+import serbench.ModelType;
 import serbench.Registry;
 import serbench.Vectors;
 import serbench.model.Models;
-import serbench.model.ModelType;
 import serbench.model.Org;
 import serbench.model.Trade;
 import serbench.model.Tweet;
@@ -118,7 +118,7 @@ class SchemaFormatsTest {
         ModelType<Tweet> tweets = Models.ALL.stream().filter(m -> m.type == Tweet.class)
             .map(m -> (ModelType<Tweet>) (ModelType<?>) m).findFirst().orElseThrow();
         Tweet t = Json.load(Vectors.jsonl("tweet"), tweets).get(0);
-        byte[] pb = serbench.methods.schema.ProtoConvert.put(t).toBuilder().clearUser().build()
+        byte[] pb = serbench.methods.convert.ProtoConvert.put(t).toBuilder().clearUser().build()
             .toByteArray();
         com.google.flatbuffers.FlatBufferBuilder b = new com.google.flatbuffers.FlatBufferBuilder();
         serbench.fb.Tweet.startTweet(b);

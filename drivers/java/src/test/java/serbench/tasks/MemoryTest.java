@@ -14,10 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import serbench.Depth;
 import serbench.Failure;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.Registry;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /** memory: the kept objects' checksum, and a retained heap that grows with n. */
 class MemoryTest {

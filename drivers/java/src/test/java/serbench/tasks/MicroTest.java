@@ -8,11 +8,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import serbench.Depth;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.Registry;
 import serbench.Vectors;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /** micro: every pass decodes the vectors' set checksum, in both buffer modes. */
 class MicroTest {

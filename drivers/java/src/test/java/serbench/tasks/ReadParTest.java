@@ -19,10 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import serbench.Depth;
 import serbench.Failure;
+import serbench.ModelType;
 import serbench.Params;
 import serbench.Registry;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 
 /** read_par: slices, and the set checksum of the selection whatever the thread count. */
 class ReadParTest {

@@ -5,9 +5,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import serbench.IoTimer;
+import serbench.ModelType;
 import serbench.Vectors;
 import serbench.methods.MethodSpec;
-import serbench.model.ModelType;
 import serbench.paged.Index;
 
 /** Small paged files for the task tests, written by the Java writer from the vectors. */

@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import serbench.Bytes;
 import serbench.Hasher;
-import serbench.model.ModelType;
+import serbench.ModelType;
 import serbench.model.Trade;
 
 /** The shared layout's bytes, and its decoder's refusals of corrupt bytes. */

@@ -29,7 +29,7 @@ public final class FlatIn {
     }
 
     /** A scratch view of the buffer that the generated *InByteBuffer accessors position. */
-    ByteBuffer view() {
+    public ByteBuffer view() {
         return view;
     }
 
@@ -41,22 +41,22 @@ public final class FlatIn {
         }
     }
 
-    void enter() {
+    public void enter() {
         table();
         if (++nesting > MAX_NESTING) {
             throw new DecodeException(-1, "tables nested deeper than " + MAX_NESTING);
         }
     }
 
-    void exit() {
+    public void exit() {
         nesting--;
     }
 
-    void table() {
+    public void table() {
         spend(4);
     }
 
-    int count(int n, int width) {
+    public int count(int n, int width) {
         if (n < 0) {
             throw new DecodeException(-1, "a vector of negative length " + n);
         }
@@ -65,7 +65,7 @@ public final class FlatIn {
     }
 
     /** A required string: missing reads as empty. */
-    String str(String s) {
+    public String str(String s) {
         if (s == null) {
             return "";
         }
@@ -73,12 +73,12 @@ public final class FlatIn {
         return s;
     }
 
-    String optStr(String s) {
+    public String optStr(String s) {
         return s == null ? null : str(s);
     }
 
     /** Folds a required string's bytes in place (null: missing, folds as empty). */
-    void str(ByteBuffer b, Hasher h) {
+    public void str(ByteBuffer b, Hasher h) {
         if (b == null) {
             h.word(0);
             return;
@@ -108,7 +108,7 @@ public final class FlatIn {
         }
     }
 
-    void optStr(ByteBuffer b, Hasher h) {
+    public void optStr(ByteBuffer b, Hasher h) {
         if (b == null) {
             h.word(0);
         } else {
@@ -117,14 +117,14 @@ public final class FlatIn {
         }
     }
 
-    static <X> X required(X table, String field) {
+    public static <X> X required(X table, String field) {
         if (table == null) {
             throw new DecodeException(-1, "required table " + field + " is missing");
         }
         return table;
     }
 
-    static int ordinal(byte value, int count, String field) {
+    public static int ordinal(byte value, int count, String field) {
         if (value < 0 || value >= count) {
             throw new DecodeException(-1, field + " holds " + value + ", not an enum value 0.."
                 + (count - 1));

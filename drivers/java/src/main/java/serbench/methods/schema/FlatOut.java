@@ -1,11 +1,11 @@
 package serbench.methods.schema;
 
 /** What the generated flatbuffers writers need beyond the builder. */
-final class FlatOut {
+public final class FlatOut {
     private FlatOut() {}
 
     /** -0.0 equals the default 0.0 for the builder, so it is written with defaults forced. */
-    static boolean negativeZero(double d) {
+    public static boolean negativeZero(double d) {
         return Double.doubleToRawLongBits(d) == Long.MIN_VALUE;
     }
 }

@@ -1,4 +1,4 @@
-package serbench.model;
+package serbench.modelio;
 
 import java.io.DataInput;
 import java.io.IOException;
@@ -31,7 +31,7 @@ public final class ExtIn {
         s.nesting = 0;
     }
 
-    static int count(DataInput i) throws IOException {
+    public static int count(DataInput i) throws IOException {
         int n = i.readInt();
         int limit = STATE.get().limit;
         if (n < 0 || n > limit) {
@@ -41,7 +41,7 @@ public final class ExtIn {
         return n;
     }
 
-    static int ordinal(DataInput i, int symbols) throws IOException {
+    public static int ordinal(DataInput i, int symbols) throws IOException {
         int b = i.readUnsignedByte();
         if (b >= symbols) {
             throw new DecodeException(-1, "enum ordinal " + b + " of " + symbols + " symbols");
@@ -49,13 +49,13 @@ public final class ExtIn {
         return b;
     }
 
-    static void enter() {
+    public static void enter() {
         if (++STATE.get().nesting > MAX_NESTING) {
             throw new DecodeException(-1, "nested deeper than " + MAX_NESTING + " levels");
         }
     }
 
-    static void exit() {
+    public static void exit() {
         STATE.get().nesting--;
     }
 }

@@ -1,4 +1,4 @@
-package serbench.model;
+package serbench;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,7 +8,7 @@ import java.io.IOException;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.function.Function;
-import serbench.Hasher;
+import serbench.model.Models;
 import serbench.wire.WireIn;
 import serbench.wire.WireOut;
 

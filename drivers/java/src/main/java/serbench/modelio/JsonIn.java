@@ -1,4 +1,4 @@
-package serbench.model;
+package serbench.modelio;
 
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -15,25 +15,25 @@ public final class JsonIn {
         T read() throws IOException;
     }
 
-    static void expect(JsonParser p, JsonToken token, String what) throws IOException {
+    public static void expect(JsonParser p, JsonToken token, String what) throws IOException {
         if (p.currentToken() != token) {
             throw error(p, what + ": expected " + token + ", found " + p.currentToken());
         }
     }
 
-    static JsonParseException unknown(String struct, String key) {
+    public static JsonParseException unknown(String struct, String key) {
         return new JsonParseException(null, struct + ": unknown key '" + key + "'");
     }
 
     /** Marks a key as seen; a key given twice is an error. */
-    static long once(long seen, long bit, String struct, String key) throws JsonParseException {
+    public static long once(long seen, long bit, String struct, String key) throws JsonParseException {
         if ((seen & bit) != 0) {
             throw new JsonParseException(null, struct + ": repeated key '" + key + "'");
         }
         return seen | bit;
     }
 
-    static JsonParseException missing(String struct, long seen, long mask, String[] names) {
+    public static JsonParseException missing(String struct, long seen, long mask, String[] names) {
         StringBuilder absent = new StringBuilder();
         for (int k = 0; k < names.length; k++) {
             if ((mask & (1L << k)) != 0 && (seen & (1L << k)) == 0) {
@@ -58,23 +58,23 @@ public final class JsonIn {
         return v;
     }
 
-    static byte i8(JsonParser p) throws IOException {
+    public static byte i8(JsonParser p) throws IOException {
         return (byte) integer(p, Byte.MIN_VALUE, Byte.MAX_VALUE, "i8");
     }
 
-    static short i16(JsonParser p) throws IOException {
+    public static short i16(JsonParser p) throws IOException {
         return (short) integer(p, Short.MIN_VALUE, Short.MAX_VALUE, "i16");
     }
 
-    static int i32(JsonParser p) throws IOException {
+    public static int i32(JsonParser p) throws IOException {
         return (int) integer(p, Integer.MIN_VALUE, Integer.MAX_VALUE, "i32");
     }
 
-    static long i64(JsonParser p) throws IOException {
+    public static long i64(JsonParser p) throws IOException {
         return integer(p, Long.MIN_VALUE, Long.MAX_VALUE, "i64");
     }
 
-    static double f64(JsonParser p) throws IOException {
+    public static double f64(JsonParser p) throws IOException {
         JsonToken t = p.currentToken();
         if (t != JsonToken.VALUE_NUMBER_FLOAT && t != JsonToken.VALUE_NUMBER_INT) {
             throw error(p, "expected a number (f64), found " + t);
@@ -82,7 +82,7 @@ public final class JsonIn {
         return p.getDoubleValue();
     }
 
-    static boolean flag(JsonParser p) throws IOException {
+    public static boolean flag(JsonParser p) throws IOException {
         JsonToken t = p.currentToken();
         if (t != JsonToken.VALUE_TRUE && t != JsonToken.VALUE_FALSE) {
             throw error(p, "expected true or false, found " + t);
@@ -90,14 +90,14 @@ public final class JsonIn {
         return t == JsonToken.VALUE_TRUE;
     }
 
-    static String str(JsonParser p) throws IOException {
+    public static String str(JsonParser p) throws IOException {
         if (p.currentToken() != JsonToken.VALUE_STRING) {
             throw error(p, "expected a string, found " + p.currentToken());
         }
         return p.getText();
     }
 
-    static int symbol(JsonParser p, String[] names) throws IOException {
+    public static int symbol(JsonParser p, String[] names) throws IOException {
         String s = str(p);
         for (int k = 0; k < names.length; k++) {
             if (names[k].equals(s)) {
@@ -107,7 +107,7 @@ public final class JsonIn {
         throw error(p, "'" + s + "' is not one of " + String.join(", ", names));
     }
 
-    static <T> ArrayList<T> list(JsonParser p, Value<T> element) throws IOException {
+    public static <T> ArrayList<T> list(JsonParser p, Value<T> element) throws IOException {
         expect(p, JsonToken.START_ARRAY, "list");
         ArrayList<T> out = new ArrayList<>();
         while (p.nextToken() != JsonToken.END_ARRAY) {
@@ -116,7 +116,7 @@ public final class JsonIn {
         return out;
     }
 
-    static int[] i32List(JsonParser p) throws IOException {
+    public static int[] i32List(JsonParser p) throws IOException {
         expect(p, JsonToken.START_ARRAY, "list");
         int[] out = new int[8];
         int n = 0;
@@ -129,7 +129,7 @@ public final class JsonIn {
         return java.util.Arrays.copyOf(out, n);
     }
 
-    static long[] i64List(JsonParser p) throws IOException {
+    public static long[] i64List(JsonParser p) throws IOException {
         expect(p, JsonToken.START_ARRAY, "list");
         long[] out = new long[8];
         int n = 0;
@@ -142,7 +142,7 @@ public final class JsonIn {
         return java.util.Arrays.copyOf(out, n);
     }
 
-    static double[] f64List(JsonParser p) throws IOException {
+    public static double[] f64List(JsonParser p) throws IOException {
         expect(p, JsonToken.START_ARRAY, "list");
         double[] out = new double[8];
         int n = 0;
@@ -155,7 +155,7 @@ public final class JsonIn {
         return java.util.Arrays.copyOf(out, n);
     }
 
-    static String[] strList(JsonParser p) throws IOException {
+    public static String[] strList(JsonParser p) throws IOException {
         return list(p, () -> str(p)).toArray(new String[0]);
     }
 }

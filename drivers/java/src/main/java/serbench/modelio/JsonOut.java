@@ -1,4 +1,4 @@
-package serbench.model;
+package serbench.modelio;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.NumberOutput;
