@@ -1,16 +1,23 @@
 """The documents say what the code does: docs/models.md against models.py, PROTOCOL.md's error
 kinds against the code that produces and handles them, docs/checksum.md's worked example
-against checksum.py and paged.py. Each test fails when a document and the code drift apart."""
+against checksum.py and paged.py, the results schema's version, the tasks the documents list
+against the harness's, and the methods each driver's README lists against its `info`. Each
+test fails when a document and the code drift apart."""
 from __future__ import annotations
 
 import json
 import re
 import struct
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from conftest import built_driver
 from serbench import checksum, driver, paged, runner
+from serbench.driver import LANGUAGES
+from serbench.results import SCHEMA_VERSION
+from serbench.tasks import TASKS
 from serbench.models import (DATASET_OF_MODEL, MODEL_ROOTS, MODELS, STRUCTS, Opt, parse_type)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -134,7 +141,10 @@ def test_protocol_error_kinds_are_the_closed_lists_of_the_drivers():
     cpp = (REPO / "drivers" / "cpp" / "src" / "protocol.cpp").read_text()
     cpp_list = re.search(r"kKindIds\{(.*?)\};", cpp, re.S).group(1)
     cpp_ids = set(re.findall(r'"(\w+)"', cpp_list)) - {"unsupported"}
-    assert cpp_ids <= kinds  # the C++ driver runs no network task, so has no `network`
+    # the request loop's kinds, and the one its network nodes add (net/wire.cpp's describe)
+    cpp_wire = (REPO / "drivers" / "cpp" / "src" / "net" / "wire.cpp").read_text()
+    cpp_ids |= set(re.findall(r'PeerFailure\*>\(&e\)\) return \{"(\w+)"', cpp_wire))
+    assert cpp_ids == kinds
 
 
 @pytest.mark.parametrize("kind", protocol_error_kinds())
@@ -245,3 +255,59 @@ def test_protocol_and_readme_point_at_the_documents_that_exist():
     assert "brief's checksum specification" not in protocol
     for link in re.findall(r"\]\(([^)#]+\.md)\)", protocol + readme):
         assert (REPO / link).is_file(), link
+
+
+# -- the results schema's version, the tasks and every driver's methods -----------------------
+
+def test_the_results_schema_doc_states_the_version_the_code_writes():
+    text = (REPO / "docs" / "results-schema.md").read_text()
+    assert re.findall(r"^Schema version: \*\*(\w+)\*\*", text, re.M) == [SCHEMA_VERSION]
+
+
+def harness_tasks() -> tuple[list[str], list[str], list[str]]:
+    """The harness's tasks: the drivers' single-machine tasks, the ones the harness measures
+    itself, the network tasks; each in canonical order."""
+    return ([t for t, spec in TASKS.items() if not spec.net and not spec.by_harness],
+            [t for t, spec in TASKS.items() if spec.by_harness],
+            [t for t, spec in TASKS.items() if spec.net])
+
+
+def test_protocol_names_the_tasks_of_the_harness():
+    drivers_run, harness_runs, network = harness_tasks()
+    line = re.search(r"^tasks (`[^`]*`) and the network tasks\n?(`[^`]*`)",
+                     PROTOCOL.read_text(), re.M)
+    assert ticked(line.group(1))[0].split() == drivers_run + harness_runs
+    assert ticked(line.group(2))[0].split() == network
+
+
+DRIVER_READMES = {language: REPO / "drivers" / language / "README.md" for language in LANGUAGES}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_driver_readme_lists_the_tasks_of_the_harness(language):
+    drivers_run, harness_runs, _ = harness_tasks()
+    first = section(DRIVER_READMES[language].read_text(), "Tasks").strip().split("\n\n")[0]
+    listed, _, rest = first.partition("(PROTOCOL.md")
+    assert ticked(listed) == drivers_run
+    for task in harness_runs:
+        assert f"`{task}` is the harness's" in rest
+
+
+def readme_methods(language: str) -> list[str]:
+    """The method ids a driver's README lists under Methods: the first cell of each table row,
+    or the bold names opening each bullet (C++)."""
+    text = section(DRIVER_READMES[language].read_text(), "Methods")
+    found = tables(text, ["id", "what"])
+    if found:
+        return [m for row in found[0][1] for m in ticked(row[0])]
+    bullets = re.findall(r"^- ((?:\*\*\w+\*\*(?:, )?)+)", text, re.M)
+    return [m for bullet in bullets for m in re.findall(r"\*\*(\w+)\*\*", bullet)]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_driver_readme_lists_exactly_the_methods_of_its_info(language):
+    done = subprocess.run([str(built_driver(language)), "info"], capture_output=True,
+                          text=True, check=True)
+    listed = readme_methods(language)
+    assert len(listed) == len(set(listed)), f"{language}: a method listed twice"
+    assert sorted(listed) == sorted(json.loads(done.stdout)["methods"])
