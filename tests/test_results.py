@@ -275,22 +275,30 @@ def test_export_parquet_and_csv(results, tmp_path):
     results.add_cell(partial, cell(1), ok())
 
     exported = export_runs(results, tmp_path / "one.parquet", "parquet", (done,))
-    assert (exported.rows, exported.runs) == (4, 1)
-    assert exported.runs_file == tmp_path / "one.runs.parquet"
-    rows = duckdb.sql(f"SELECT run_id, cell_id, status, total_ns FROM "
-                      f"read_parquet('{tmp_path / 'one.parquet'}') ORDER BY cell_id, total_ns"
-                      ).fetchall()
-    assert rows[0] == ("done", 1, "ok", 900) and rows[-1] == ("done", 2, "invalid", None)
+    assert (exported.rows, exported.cells, exported.runs) == (3, 2, 1)
+    assert (exported.cells_file, exported.runs_file) == (tmp_path / "one.cells.parquet",
+                                                         tmp_path / "one.runs.parquet")
+    rows = duckdb.sql(f"SELECT run_id, cell_id, method, warmup, total_ns FROM "
+                      f"read_parquet('{tmp_path / 'one.parquet'}')").fetchall()
+    assert rows == [("done", 1, "handcoded", True, 900), ("done", 1, "handcoded", False, 1000),
+                    ("done", 1, "handcoded", False, 1001)]
 
     exported = export_runs(results, tmp_path / "all.csv", "csv")  # complete runs only
-    assert (exported.rows, exported.runs) == (4, 1)
-    samples, runs = csv_table(tmp_path / "all.csv"), csv_table(tmp_path / "all.runs.csv")
-    assert {r["run_id"] for r in samples} == {"done"} and "method" in samples[0]
-    # the run's provenance once, in the runs table, not in every sample's row
+    assert (exported.rows, exported.cells, exported.runs) == (3, 2, 1)
+    samples, cells, runs = (csv_table(tmp_path / f"all{t}.csv") for t in ("", ".cells", ".runs"))
+    # a sample's row: the identity to group by and its own times, nothing of its cell's results
+    assert list(samples[0]) == ["run_id", "cell_id", "language", "task", "model", "method",
+                                "depth", "variant", "setting", "dataset", "n", "threads",
+                                "page_size", "cold", "rep", "warmup", "total_ns", "cpu_ns",
+                                "io_ns", "extra"]
+    # a cell once, the one without samples too; its stderr only where an import needs it
+    assert [(c["cell_id"], c["status"], c["message"]) for c in cells] == [
+        ("1", "ok", ""), ("2", "invalid", "bad sum")]
+    assert json.loads(cells[0]["counters"]) == {"objects": 100} and "stderr" not in cells[0]
+    # the run's provenance once, in the runs table
     assert [(r["run_id"], r["git_commit"]) for r in runs] == [("done", "abc")]
-    assert not {"git_commit", "drivers", "host", "run_params", "stderr"} & set(samples[0])
     exported = export_runs(results, tmp_path / "every.csv", "csv", allow_incomplete=True)
-    assert (exported.rows, exported.runs) == (7, 2)
+    assert (exported.rows, exported.cells, exported.runs) == (6, 3, 2)
 
     with pytest.raises(ResultsError, match="not complete"):
         export_runs(results, tmp_path / "p.csv", "csv", (partial,))
@@ -325,9 +333,9 @@ def test_runs_of_two_machines_meet_in_one_database_whole(tmp_path):
         filled(a, "run-1", "alpha")
         filled(b, "run-1", "beta")  # the same id on another machine
         filled(b, "run-2", "beta")
-        assert export_runs(a, tmp_path / "a.parquet", "parquet").rows == 3 + 2
+        assert export_runs(a, tmp_path / "a.parquet", "parquet").cells == 3
         assert export_runs(b, tmp_path / "b.parquet", "parquet",
-                           ("run-1", "run-2")).rows == 2 * (3 + 2)
+                           ("run-1", "run-2")).rows == 2 * 3
         with Results(tmp_path / "merged.duckdb") as merged:
             first = import_runs(merged, tmp_path / "a.parquet")
             second = import_runs(merged, tmp_path / "b.parquet")
@@ -359,28 +367,52 @@ def test_a_file_that_is_not_a_serbench_export_is_refused(tmp_path, results):
     assert results.runs() == []
 
 
-def test_an_export_is_imported_only_with_its_own_runs_table(tmp_path):
+def test_an_export_is_imported_only_whole(tmp_path):
     with Results(tmp_path / "a.duckdb") as a, Results(tmp_path / "b.duckdb") as b:
         export_runs(a, tmp_path / "a.parquet", "parquet", (filled(a, "run-1", "alpha"),))
         export_runs(a, tmp_path / "c.parquet", "parquet", (filled(a, "run-3", "alpha"),))
-        runs = tmp_path / "a.runs.parquet"
-        # the runs table alone, or the samples table without it
-        with pytest.raises(ResultsError, match="holds the runs table of an export, not its "
-                                               "samples table"):
-            import_runs(b, runs)
-        runs.rename(tmp_path / "kept.parquet")
-        with pytest.raises(ResultsError, match=r"a\.runs\.parquet: no such file; `serbench "
-                                               r"export` writes it beside a\.parquet"):
-            import_runs(b, tmp_path / "a.parquet")
-        # another export's runs table beside it
-        (tmp_path / "c.runs.parquet").rename(runs)
-        with pytest.raises(ResultsError, match="runs run-1 are not in a.runs.parquet"):
-            import_runs(b, tmp_path / "a.parquet")
-        assert b.runs() == []
-        # an export of the previous format, every run's provenance in each row
-        old = tmp_path / "old.parquet"
-        duckdb.sql(f"COPY (SELECT 1 AS a) TO '{old}' (FORMAT parquet, KV_METADATA "
-                   f"{{serbench_export: '1', schema_version: '{SCHEMA_VERSION}'}})")
-        with pytest.raises(ResultsError, match="a serbench export of format 1, this serbench "
-                                               "reads format 2"):
-            import_runs(b, old)
+        # a table alone: the importer names the file to import
+        for table in ("cells", "runs"):
+            with pytest.raises(ResultsError, match=f"holds the {table} table of an export, not "
+                                                   r"its samples table; import a\.parquet"):
+                import_runs(b, tmp_path / f"a.{table}.parquet")
+        # the samples table without a companion, or with another export's
+        for table in ("cells", "runs"):
+            mine, kept = tmp_path / f"a.{table}.parquet", tmp_path / f"kept.{table}"
+            mine.rename(kept)
+            with pytest.raises(ResultsError, match=rf"a\.{table}\.parquet: no such file; "
+                                                   r"`serbench export` writes it beside "
+                                                   r"a\.parquet, and an import reads all three"):
+                import_runs(b, tmp_path / "a.parquet")
+            (tmp_path / f"c.{table}.parquet").rename(mine)
+            with pytest.raises(ResultsError, match=rf"a\.{table}\.parquet: the {table} table "
+                                                   r"of another export than a\.parquet"):
+                import_runs(b, tmp_path / "a.parquet")
+            mine.rename(tmp_path / f"c.{table}.parquet")
+            kept.rename(mine)
+        # tables of one export id that disagree (written by hand): no run goes in
+        rows = tmp_path / "a.parquet"
+        duckdb.sql(f"COPY (SELECT * REPLACE ('bincode' AS method) FROM '{rows}') TO "
+                   f"'{tmp_path / 'x.parquet'}' (FORMAT parquet, KV_METADATA "
+                   f"{{{', '.join(f'{k}: {v!r}' for k, v in kv_metadata(rows).items())}}})")
+        for table in ("cells", "runs"):
+            (tmp_path / f"x.{table}.parquet").write_bytes(
+                (tmp_path / f"a.{table}.parquet").read_bytes())
+        with pytest.raises(ResultsError, match=r"samples whose cell is not in x\.cells\.parquet "
+                                               r"as their rows say \(run run-1 cell 1\)"):
+            import_runs(b, tmp_path / "x.parquet")
+        assert import_runs(b, tmp_path / "a.parquet")[0].action == "imported"
+        assert [r["run_id"] for r in b.runs()] == ["run-1"]
+        # exports of the earlier formats: one table (1), the samples and runs pair (2)
+        for version in ("1", "2"):
+            old = tmp_path / f"old{version}.parquet"
+            duckdb.sql(f"COPY (SELECT 1 AS a) TO '{old}' (FORMAT parquet, KV_METADATA "
+                       f"{{serbench_export: '{version}', schema_version: '{SCHEMA_VERSION}'}})")
+            with pytest.raises(ResultsError, match=f"a serbench export of format {version}, "
+                                                   "this serbench reads format 3"):
+                import_runs(b, old)
+
+
+def kv_metadata(path: Path) -> dict[str, str]:
+    return dict(duckdb.execute("SELECT key::VARCHAR, value::VARCHAR FROM "
+                               "parquet_kv_metadata(?)", [str(path)]).fetchall())

@@ -440,20 +440,22 @@ def _compare_table(comparison, ranked, notes: list[str]) -> None:
               show_default=True, help="parquet: `serbench import` reads it; csv: for "
                                       "spreadsheets and scripts")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="the samples table; the runs table goes beside it (a.csv, a.runs.csv)")
+              help="the samples table; the cells and runs tables go beside it (a.csv, "
+                   "a.cells.csv, a.runs.csv)")
 @click.option("--allow-incomplete", is_flag=True, help="include runs that did not complete")
 def export_command(run_ids: tuple[str, ...], fmt: str, out: Path,
                    allow_incomplete: bool) -> None:
-    """Write runs as two tables: OUT, a row per sample with its cell's columns and its run's
-    id (a cell without samples once), and OUT with `.runs` before its suffix, a row per run
-    with its provenance. `serbench import` merges a Parquet pair into another results
-    database."""
+    """Write runs as three tables: OUT, a row per sample with its run and cell ids and its
+    cell's identity; OUT with `.cells` before its suffix, a row per cell with its status,
+    checksums, counters and parameters (a cell without samples appears only there); OUT with
+    `.runs` before its suffix, a row per run with its provenance. `serbench import` merges a
+    Parquet triple into another results database."""
     from .transfer import export_runs
 
     with Results(read_only=True) as results:
         exported = export_runs(results, out, fmt, run_ids, allow_incomplete)
-    console.print(f"{exported.rows:,} rows written to {out}, {exported.runs:,} runs to "
-                  f"{exported.runs_file}")
+    console.print(f"{exported.rows:,} samples written to {out}, {exported.cells:,} cells to "
+                  f"{exported.cells_file}, {exported.runs:,} runs to {exported.runs_file}")
 
 
 @click.command("import")
@@ -461,9 +463,9 @@ def export_command(run_ids: tuple[str, ...], fmt: str, out: Path,
                 type=click.Path(dir_okay=False, path_type=Path))
 def import_command(files: tuple[Path, ...]) -> None:
     """Merge the runs of `serbench export` Parquet files (from this or another machine) into
-    this results database, provenance kept; each FILE's runs table is read from beside it
-    (a.parquet, a.runs.parquet). A run already here is skipped, another run with the same id
-    is stored as <id>.<k>."""
+    this results database, provenance kept; FILE is the samples table, its cells and runs
+    tables are read from beside it (a.parquet, a.cells.parquet, a.runs.parquet). A run
+    already here is skipped, another run with the same id is stored as <id>.<k>."""
     from .transfer import import_runs
 
     with Results() as results:

@@ -1,53 +1,65 @@
-"""Results that travel between machines: `serbench export` writes runs as two tidy tables,
+"""Results that travel between machines: `serbench export` writes runs as three tidy tables,
 `serbench import` merges them into another results database.
 
-An export is a pair of files of one format: FILE, a row per sample with its cell's columns and
-its run's id (a cell without samples is one row with empty sample columns), and FILE's name
-with `.runs` before its suffix (`a.parquet` -> `a.runs.parquet`), a row per run with its
-provenance (host, toolchains, drivers, plan, parameters, machine state), written once. The
-Parquet pair also carries each cell's stderr tail, so the runs, cells and samples tables can be
-rebuilt from it exactly, and names itself in each file's key-value metadata (`serbench_export`,
-the results schema version, `serbench_table`); `serbench import` reads that pair. CSV is for
-spreadsheets and scripts and is not imported.
+An export is a triple of files of one format, each a table written at its own level: FILE, a
+row per sample (its run and cell ids, the cell's identity columns to group by, and the
+sample's own columns); FILE's name with `.cells` before its suffix (`a.parquet` ->
+`a.cells.parquet`), a row per cell (its status, checksums, counters, request parameters,
+steady-state verdict; a cell without samples appears only here); and with `.runs` before its
+suffix (`a.runs.parquet`), a row per run with its provenance (host, toolchains, drivers, plan,
+parameters, machine state). The Parquet triple also carries each cell's stderr tail, so the
+runs, cells and samples tables are rebuilt from it exactly, and names itself in each file's
+key-value metadata (`serbench_export`, the results schema version, `serbench_table`, and one
+`serbench_export_id` shared by the three files of one export); `serbench import` reads that
+triple. CSV is for spreadsheets and scripts and is not imported.
 """
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
+from .compare import IDENTITY
 from .provenance import host_name
 from .results import RUN_ID, SCHEMA_VERSION, Results, ResultsError
 
-EXPORT_FORMAT = "2"  # 1: one table, every run's provenance repeated in each sample's row
+# 1: one table, every run's provenance repeated in each sample's row; 2: samples with every
+# column of their cell, and runs
+EXPORT_FORMAT = "3"
 FORMATS = ("parquet", "csv")
+TABLES = ("samples", "cells", "runs")
 RUN_COLUMNS = ("run_id", "status", "started_at", "finished_at", "plan_name", "plan_toml", "seed",
                "git_commit", "git_dirty", "host", "toolchains", "drivers", "params", "machine")
-CELL_COLUMNS = ("run_id", "cell_id", "language", "task", "model", "method", "depth", "variant",
-                "setting", "dataset", "n", "threads", "page_size", "cold", "status",
-                "error_kind", "message", "stderr", "expected_count", "expected_sum",
-                "got_count", "got_sum", "eviction", "counters", "params", "steady",
-                "steady_note")
+CELL_COLUMNS = ("run_id", "cell_id", *IDENTITY, "status", "error_kind", "message", "stderr",
+                "expected_count", "expected_sum", "got_count", "got_sum", "eviction",
+                "counters", "params", "steady", "steady_note")
 SAMPLE_COLUMNS = ("run_id", "cell_id", "rep", "warmup", "total_ns", "cpu_ns", "io_ns", "extra")
+# a sample's row carries its cell's identity, so it can be grouped without a join
+SAMPLE_EXPORT_COLUMNS = ("run_id", "cell_id", *IDENTITY, *SAMPLE_COLUMNS[2:])
 
 
 @dataclass(frozen=True)
 class Exported:
     rows: int  # of the samples table
+    cells: int
     runs: int
     samples_file: Path
+    cells_file: Path
     runs_file: Path
 
 
-def runs_file(samples_file: Path) -> Path:
-    """The runs table beside the samples table: a.csv -> a.runs.csv."""
-    return samples_file.with_name(f"{samples_file.stem}.runs{samples_file.suffix}")
+def companion(samples_file: Path, table: str) -> Path:
+    """A table of the export beside its samples table: a.csv -> a.cells.csv, a.runs.csv."""
+    if table == "samples":
+        return samples_file
+    return samples_file.with_name(f"{samples_file.stem}.{table}{samples_file.suffix}")
 
 
 def export_runs(results: Results, out: Path, fmt: str, run_ids: tuple[str, ...] = (),
                 allow_incomplete: bool = False) -> Exported:
-    """The runs named (default: every complete run, or every run) to the pair of tables."""
+    """The runs named (default: every complete run, or every run) to the three tables."""
     if fmt not in FORMATS:
         raise ResultsError(f"unknown export format {fmt!r}; use parquet or csv")
     for run_id in run_ids:
@@ -55,24 +67,33 @@ def export_runs(results: Results, out: Path, fmt: str, run_ids: tuple[str, ...] 
     chosen = list(run_ids) or [r["run_id"] for r in results.runs()
                                if allow_incomplete or r["status"] == "complete"]
     out.parent.mkdir(parents=True, exist_ok=True)
+    export_id = uuid.uuid4().hex  # ties the three files of this export together
+    identity = ", ".join(f"c.{c}" for c in SAMPLE_EXPORT_COLUMNS[:2 + len(IDENTITY)])
+    sample = ", ".join(f"s.{c}" for c in SAMPLE_COLUMNS[2:])
+    rows = _copy(results, f"SELECT {identity}, {sample} FROM samples s JOIN cells c "
+                          "ON c.run_id = s.run_id AND c.cell_id = s.cell_id WHERE s.run_id IN "
+                          "(SELECT unnest(?)) ORDER BY s.run_id, s.cell_id, s.warmup DESC, s.rep",
+                 chosen, out, fmt, "samples", export_id)
     # the cell's stderr (up to 64 KiB each) only where an import needs it
     cells = [c for c in CELL_COLUMNS if fmt == "parquet" or c != "stderr"]
-    columns = [f"c.{c}" for c in cells] + [f"s.{c}" for c in SAMPLE_COLUMNS[2:]]
-    rows = _copy(results, f"SELECT {', '.join(columns)} FROM cells c LEFT JOIN samples s "
-                          "ON s.run_id = c.run_id AND s.cell_id = c.cell_id WHERE c.run_id IN "
-                          "(SELECT unnest(?)) ORDER BY c.run_id, c.cell_id, s.warmup DESC, s.rep",
-                 chosen, out, fmt, "samples")
+    cell_rows = _copy(results, f"SELECT {', '.join(cells)} FROM cells WHERE run_id IN "
+                               "(SELECT unnest(?)) ORDER BY run_id, cell_id",
+                      chosen, companion(out, "cells"), fmt, "cells", export_id)
     runs = _copy(results, f"SELECT {', '.join(RUN_COLUMNS)} FROM runs WHERE run_id IN "
                           "(SELECT unnest(?)) ORDER BY started_at, run_id",
-                 chosen, runs_file(out), fmt, "runs")
-    return Exported(rows, runs, out, runs_file(out))
+                 chosen, companion(out, "runs"), fmt, "runs", export_id)
+    return Exported(rows, cell_rows, runs, out, companion(out, "cells"), companion(out, "runs"))
 
 
 def _copy(results: Results, query: str, run_ids: list[str], out: Path, fmt: str,
-          table: str) -> int:
+          table: str, export_id: str) -> int:
     if fmt == "parquet":
-        options = (f"FORMAT parquet, KV_METADATA {{serbench_export: '{EXPORT_FORMAT}', "
-                   f"schema_version: '{SCHEMA_VERSION}', serbench_table: '{table}'}}")
+        # zstd: a default run's samples table in 0.45 MB rather than snappy's 0.73 MB; every
+        # Parquet reader in use (duckdb, arrow, polars, pandas, spark) reads it
+        options = (f"FORMAT parquet, COMPRESSION zstd, "
+                   f"KV_METADATA {{serbench_export: '{EXPORT_FORMAT}', "
+                   f"schema_version: '{SCHEMA_VERSION}', serbench_table: '{table}', "
+                   f"serbench_export_id: '{export_id}'}}")
     else:
         options = "FORMAT csv, HEADER"
     # COPY, not a relation's write_*: a relation with parameters is an open result on the
@@ -91,30 +112,36 @@ class Imported:
 
 
 def import_runs(results: Results, path: Path) -> list[Imported]:
-    """Every run of a Parquet export (`path`, the samples table, and its runs table beside
-    it) into this database, each in one transaction: a run that is already here (same id,
-    start and host) is left as it is; another run with the same id is stored under `<id>.<k>`,
-    the smallest free k."""
+    """Every run of a Parquet export (`path`, the samples table, and its cells and runs
+    tables beside it) into this database, each in one transaction: a run that is already here
+    (same id, start and host) is left as it is; another run with the same id is stored under
+    `<id>.<k>`, the smallest free k."""
     con = results.con
-    _check_export(con, path, "samples")
-    _check_export(con, runs_file(path), "runs", f"; `serbench export` writes it beside "
-                                                f"{path.name}, and an import reads both")
-    con.execute("CREATE OR REPLACE TEMP TABLE incoming AS SELECT * FROM read_parquet(?)",
-                [str(path)])
-    con.execute("CREATE OR REPLACE TEMP TABLE incoming_runs AS SELECT * FROM read_parquet(?)",
-                [str(runs_file(path))])
+    export_id = _check_export(con, path, "samples")
+    for table in TABLES[1:]:
+        other = companion(path, table)
+        if _check_export(con, other, table, f"; `serbench export` writes it beside "
+                                            f"{path.name}, and an import reads all three "
+                                            "tables") != export_id:
+            raise ResultsError(f"{other}: the {table} table of another export than "
+                               f"{path.name}; the three files of one `serbench export` "
+                               "belong together")
+    for table in TABLES:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE incoming_{table} AS "
+                    "SELECT * FROM read_parquet(?)", [str(companion(path, table))])
     try:
-        _check_pair(con, path)
+        _check_triple(con, path)
         return [_import_run(results, run_id, started_at, host)
                 for run_id, started_at, host in con.execute(
                     "SELECT run_id, started_at, host FROM incoming_runs ORDER BY started_at"
                 ).fetchall()]
     finally:
-        con.execute("DROP TABLE IF EXISTS incoming")
-        con.execute("DROP TABLE IF EXISTS incoming_runs")
+        for table in TABLES:
+            con.execute(f"DROP TABLE IF EXISTS incoming_{table}")
 
 
-def _check_export(con, path: Path, table: str, missing: str = "") -> None:
+def _check_export(con, path: Path, table: str, missing: str = "") -> str:
+    """The export id of a table of a Parquet export of this format."""
     if not path.is_file():
         raise ResultsError(f"{path}: no such file{missing}")
     try:
@@ -136,19 +163,37 @@ def _check_export(con, path: Path, table: str, missing: str = "") -> None:
                            f"{metadata.get('schema_version')}, this serbench stores "
                            f"{SCHEMA_VERSION}; import it with the serbench that exported it "
                            "into a database of that version")
-    if metadata.get("serbench_table") != table:
-        raise ResultsError(f"{path}: holds the {metadata.get('serbench_table')} table of an "
-                           f"export, not its {table} table")
+    held = metadata.get("serbench_table")
+    if held != table:
+        hint = ""
+        if table == "samples" and path.stem.endswith(f".{held}"):
+            samples = path.with_name(path.stem.removesuffix(f".{held}") + path.suffix)
+            hint = f"; import {samples.name}, and its cells and runs tables are read beside it"
+        raise ResultsError(f"{path}: holds the {held} table of an export, not its {table} "
+                           f"table{hint}")
+    return metadata.get("serbench_export_id", "")
 
 
-def _check_pair(con, path: Path) -> None:
-    """Every run of the samples table has its provenance in the runs table."""
-    orphans = [r for (r,) in con.execute(
-        "SELECT DISTINCT run_id FROM incoming WHERE run_id NOT IN "
-        "(SELECT run_id FROM incoming_runs) ORDER BY run_id").fetchall()]
-    if orphans:
-        raise ResultsError(f"{path}: runs {', '.join(orphans)} are not in "
-                           f"{runs_file(path).name}: the two files are not one export")
+def _check_triple(con, path: Path) -> None:
+    """Each sample's cell is in the cells table, with the identity its row repeats, once; each
+    cell's run is in the runs table."""
+    same = " AND ".join(f"s.{c} IS NOT DISTINCT FROM c.{c}" for c in IDENTITY)
+    problems = [
+        ("SELECT DISTINCT s.run_id || ' cell ' || s.cell_id FROM incoming_samples s "
+         "LEFT JOIN incoming_cells c ON c.run_id = s.run_id AND c.cell_id = s.cell_id "
+         f"WHERE c.cell_id IS NULL OR NOT ({same})",
+         "samples whose cell is not in {cells} as their rows say"),
+        ("SELECT run_id || ' cell ' || cell_id FROM incoming_cells GROUP BY ALL "
+         "HAVING count(*) > 1", "cells that {cells} holds more than once"),
+        ("SELECT DISTINCT run_id FROM incoming_cells WHERE run_id NOT IN "
+         "(SELECT run_id FROM incoming_runs)", "cells of runs not in {runs}")]
+    for query, what in problems:
+        found = [r for (r,) in con.execute(f"{query} ORDER BY 1 LIMIT 4").fetchall()]
+        if found:
+            what = what.format(cells=companion(path, "cells").name,
+                               runs=companion(path, "runs").name)
+            raise ResultsError(f"{path}: {what} (run {', '.join(found)}); the three files are "
+                               "not one export; not imported")
 
 
 def _import_run(results: Results, run_id: str, started_at, host: str) -> Imported:
@@ -162,28 +207,17 @@ def _import_run(results: Results, run_id: str, started_at, host: str) -> Importe
     stored = run_id if results.run(run_id) is None else _free_id(results, run_id)
     con.execute("BEGIN")
     try:
-        _insert(con, "runs", RUN_COLUMNS, stored, run_id, "", source="incoming_runs")
-        _insert(con, "cells", CELL_COLUMNS, stored, run_id, "")
-        _insert(con, "samples", SAMPLE_COLUMNS, stored, run_id, "AND rep IS NOT NULL")
-        cells, = con.execute("SELECT count(DISTINCT cell_id) FROM incoming WHERE run_id = ?",
-                             [run_id]).fetchone()
-        kept, = con.execute("SELECT count(*) FROM cells WHERE run_id = ?", [stored]).fetchone()
-        if kept != cells:
-            raise ResultsError(f"run {run_id}: the file's rows of one cell disagree "
-                               f"({cells} cells, {kept} distinct cell rows); not imported")
+        for table, columns in (("runs", RUN_COLUMNS), ("cells", CELL_COLUMNS),
+                               ("samples", SAMPLE_COLUMNS)):
+            con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT ?, "
+                        f"{', '.join(columns[1:])} FROM incoming_{table} WHERE run_id = ?",
+                        [stored, run_id])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
     return Imported(run_id, stored, "imported" if stored == run_id else "renamed",
                     host_name(host))
-
-
-def _insert(con, table: str, columns: tuple[str, ...], stored: str, run_id: str,
-            condition: str, source: str = "incoming") -> None:
-    con.execute(f"INSERT INTO {table} ({', '.join(columns)}) SELECT DISTINCT ?, "
-                f"{', '.join(columns[1:])} FROM {source} WHERE run_id = ? {condition}",
-                [stored, run_id])
 
 
 def _free_id(results: Results, run_id: str) -> str:
