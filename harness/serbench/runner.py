@@ -2,21 +2,24 @@
 
 Order of work, per dataset × model × page size ("batch"):
   1. for each language × method (a "group", one FRESH driver process, so no JIT or heap state
-     leaks between methods): verify with `roundtrip` at every depth the group reads, on the
-     dataset's first objects (up to VERIFY_SAMPLE_BYTES of JSON: every timed result is still
-     checked in full, and `serbench verify` round-trips whole datasets); a wrong result makes
-     every cell of the group `invalid`, a crash, hang or error `failed`, either way untimed;
-     then the write cells
-     (each written file is re-read with `scan` and must match the manifest), then the reads of
-     that file;
-  2. the `raw` floor of each language over the files its methods wrote, its checksum (of the
-     objects' bytes) computed by the harness from the file itself (paged.py);
-  3. the batch's files are deleted unless asked to keep them.
+     leaks between methods, kept for the whole batch): verify with `roundtrip` at every depth
+     the group reads, on the dataset's first objects (up to VERIFY_SAMPLE_BYTES of JSON:
+     every timed result is still checked in full, and `serbench verify` round-trips whole
+     datasets); a wrong result makes every cell of the group `invalid`, a crash, hang or
+     error `failed`, either way untimed;
+  2. the batch's comparison sets in task order (writes first: each written file is re-read
+     with `scan` and must match the manifest, and becomes the file its method's reads use),
+     each measured in interleaved rounds (rounds.py) in the groups' processes; the `raw`
+     floors' checksums (of the objects' bytes) computed by the harness from the files
+     themselves (paged.py);
+  3. the groups' processes closed, the batch's files deleted unless asked to keep them.
 
 A cell is `ok` only when the driver answered ok, its samples are well formed and its checksum
 and count equal the harness's expectation, computed from the dataset (per-object hashes, the
-seeded start or id list) or, for the floor, from the file. A driver that crashes, hangs or answers garbage fails the cell (with
-its stderr tail) and is replaced by a fresh one for the next cell.
+seeded start or id list) or, for the floor, from the file. A driver that crashes, hangs or
+answers garbage fails the cell (with its stderr tail) and is replaced by a fresh one for the
+next cell of its group. An interrupted run can be resumed (`resume_plan`): the comparison
+sets it measured whole are kept, the others measured again whole, in a new sitting.
 """
 from __future__ import annotations
 
