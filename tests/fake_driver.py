@@ -384,14 +384,16 @@ def op_run(req: dict) -> dict:
         t0 = time.perf_counter_ns()
         out = job(clock)
         total = time.perf_counter_ns() - t0
-        if SYNTHETIC is not None:
-            total = synthetic_ns(method, task, req["depth"])
+        parts = task_sample(task, out, t0, total)
+        if SYNTHETIC is not None:  # the task's own times scaled with the total
+            real, total = total, synthetic_ns(method, task, req["depth"])
+            parts = scaled(parts, total / max(real, 1))
             clock.io_ns = min(clock.io_ns, total)
         sample = {"rep": rep, "warmup": warmup, "total_ns": total,
                   "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns}
         if cached is not None:
             sample["cached_fraction"] = cached
-        sample.update(task_sample(task, out, t0, total))
+        sample.update(parts)
         samples.append(sample)
     if task == "write":
         return {"samples": samples, "counters": out, "checksum": checksum}
@@ -399,6 +401,12 @@ def op_run(req: dict) -> dict:
         return TASK_RESULTS[task](samples, out, params)
     return {"samples": samples, "counters": {"objects": out["count"]}, "checksum": out,
             "eviction": "fadvise_dontneed" if params.get("cold") else "none"}
+
+
+def scaled(parts: dict, factor: float) -> dict:
+    """A sample's own times (ns, or a list of them) times `factor`."""
+    return {k: [round(t * factor) for t in v] if isinstance(v, list) else round(v * factor)
+            for k, v in parts.items()}
 
 
 def task_sample(task: str, out: dict, t0: int, total: int) -> dict:

@@ -190,6 +190,9 @@ def home(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("SERBENCH_DATAGEN", str(tmp_path / "no-datagen"))
     monkeypatch.setattr(driver_module, "BUILD_PATHS", {l: tmp_path / "none" for l in LANGUAGES})
     monkeypatch.setattr(provenance, "toolchains", lambda: {"python": "probed elsewhere"})
+    # the fakes report times of their own, not the machine's: on a loaded machine real times
+    # drift, the cells are judged unsteady and their figures lose the verdicts checked below
+    monkeypatch.setenv("FAKE_DRIVER_TIMES", "shift=1")
     plan = load_embedded(QUICK)
     for recipe in recipes(plan):
         make_dataset(home / "data" / recipe.dataset, models=tuple(recipe.counts), copies=2)
@@ -236,6 +239,10 @@ def test_impossible_options_are_refused(home):
     assert result.exit_code == 2 and "CPU 4096 is not available here" in result.output
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--pin", "a"])
     assert result.exit_code == 2 and "is not a CPU list" in result.output
+    result = CliRunner().invoke(cli, ["reproduce", "--quick", "--resume", "r1"])
+    assert result.exit_code == 2 and "--resume takes the run's own plan" in result.output
+    result = CliRunner().invoke(cli, ["reproduce", "--resume", "nope"])
+    assert result.exit_code != 0 and "no run 'nope'" in str(result.exception)
 
 
 def test_the_estimate_alone_runs_nothing(home):

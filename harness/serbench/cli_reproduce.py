@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from .cli_run import _pin, console, run_with_progress
+from .cli_run import _pin, console, resume_with_progress, run_with_progress
 from .driver import find_drivers
 from .paths import data_root, home
 from .plan import expand, load_embedded
@@ -24,13 +24,22 @@ from .reproduce import FULL, QUICK, Estimate, Recipe, dataset_sizes, estimate, f
               help="state the datasets, the figures and the estimate, then stop")
 @click.option("--pin", help="CPU list for the drivers (taskset), e.g. 1 or 0-1")
 @click.option("--run-id", help="id of the new run (default: time-based)")
+@click.option("--resume", metavar="RUN_ID",
+              help="go on with an interrupted or failed reproduction (as `serbench run "
+                   "--resume`), then write its report")
 def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
-                      run_id: str | None) -> None:
+                      run_id: str | None, resume: str | None = None) -> None:
     """Run the cells every published figure needs (plans/reproduce.toml, or
     reproduce_quick.toml with --quick), making the missing datasets first, and write the
     report whose "Published figures beside this run" section gives each figure's verdict or
     the reason it has none. States the expected duration and disk use before it starts."""
     from .runner import driver_infos
+
+    if resume:
+        if quick or estimate_only or pin or run_id:
+            raise click.UsageError("--resume takes the run's own plan and options: give none")
+        _write_report(resume_with_progress(resume))
+        return
 
     plan = load_embedded(QUICK if quick else FULL)
     pin = _check_cpus(_pin(pin))
