@@ -44,10 +44,10 @@ class Cell:
     network: str = ""  # network tasks: the nodes' links
     # rounds (rounds.py): how many, and when a cell has been measured enough
     rounds_min: int = 5
-    rounds_max: int = 30
+    rounds_max: int = 8
     ci_target: float = 0.03
-    time_cap_s: float = 30.0
-    min_sample_ms: float = 2.0
+    time_cap_s: float = 8.0
+    min_sample_ms: float = 5.0
     cell_id: int = 0
 
     @property

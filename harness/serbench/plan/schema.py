@@ -25,11 +25,13 @@ warmup_max_ms = 0                 # and, in a driver with a JIT, on while it sti
 repetitions = 1                   # measured repetitions per round (more when one is shorter
                                   # than min_sample_ms)
 rounds_min = 5                    # every cell is measured in rounds, interleaved with the
-rounds_max = 30                   # cells it is compared with (runner.py, rounds.py): at least
+rounds_max = 8                    # cells it is compared with (runner.py, rounds.py): at least
 ci_target = 0.03                  # rounds_min (capped by rounds_max), then until its median's
-time_cap_s = 30                   # 95 % interval is within ci_target of it, or rounds_max, or
+time_cap_s = 8                    # 95 % interval is within ci_target of it, or rounds_max, or
                                   # its comparison set has run time_cap_s after its first round
-min_sample_ms = 2                 # a round's repetitions last at least this long together
+min_sample_ms = 5                 # a round's repetitions last at least this long together
+                                  # (these defaults are the default plan's, chosen by its runs
+                                  # on a 2-core VM: see plans/default.toml)
 cold = true                       # evict data and index files before every repetition
 threads = [1, 2]                  # read_par thread counts (other tasks run one thread)
 modes = ["seq", "rand"]           # read_par over a range or over the random id list
@@ -133,10 +135,10 @@ class Params:
     warmup_max_ms: int = 0
     repetitions: int = 1
     rounds_min: int = 5
-    rounds_max: int = 30
+    rounds_max: int = 8
     ci_target: float = 0.03
-    time_cap_s: float = 30.0
-    min_sample_ms: float = 2.0
+    time_cap_s: float = 8.0
+    min_sample_ms: float = 5.0
     cold: bool = True
     threads: tuple[int, ...] = (1, 2)
     modes: tuple[str, ...] = PAR_MODES
