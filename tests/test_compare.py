@@ -276,3 +276,20 @@ def test_compare_through_the_fake_driver_sees_the_shift_and_the_slowed_method(ho
     assert (first.method, first.ratio > 1) == ("beta", True)
     beta = [r for r in slowed.rows if r.identity["method"] == "beta"]
     assert sum(r.verdict == "slower" for r in beta) >= len(beta) / 2
+
+
+def test_sets_measured_minutes_apart_are_judged_after_their_own_shift():
+    """Two comparison sets of one task, the machine 60 % slower for the second in run B:
+    each set's cells moved alike, so no cell is the code's; a cell that moved 25 % apart from
+    its set is (judged after the task's shift instead, the sets' spread would hide it)."""
+    rng = random.Random(8)
+    pairs = [(f"m{i}", 100.0, 100 * rng.lognormvariate(0, 0.02)) for i in range(12)]
+    later = [(f"m{i}", 100.0, 160 * rng.lognormvariate(0, 0.02)) for i in range(12)]
+    later[3] = ("m3", 100.0, 200.0)
+    rows = rows_of([("read_seq", m, a, b) for m, a, b in pairs + later], spread=0.01)
+    for row in rows[12:]:
+        row.identity["model"] = "customer"
+    comparison = judged(rows)
+    flagged = [(r.identity.get("model"), r.identity["method"]) for r in rows
+               if r.verdict != "no difference"]
+    assert flagged == [("customer", "m3")]

@@ -107,13 +107,12 @@ def task_noise(comparison: Comparison) -> dict[str, float]:
     for row in comparison.comparable:
         groups[f"{row.identity['task']}/{row.identity['language']}"].append(row)
     for key, rows in groups.items():
-        task = key.split("/")[0]
-        if len(rows) < stats.MIN_TASK_CELLS or task not in comparison.task_shifts:
+        judged = [r for r in rows if r.residual is not None]  # after its set's shift
+        if len(judged) < stats.MIN_TASK_CELLS:
             continue
-        centre = math.log(comparison.task_shifts[task].ratio)
         found[key] = sigma_from_residuals(
-            [math.log(r.ratio) - centre for r in rows],
-            [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in rows])
+            [r.residual for r in judged],
+            [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in judged])
     return found
 
 

@@ -14,11 +14,12 @@ judged against real run-to-run variation, not its own samples alone (stats.py):
 - the run-wide shift: the median log ratio over the cells measured the same way (per task
   when a task has MIN_TASK_CELLS of them), with its interval; "run B was 7 % faster on every
   cell" is the machine, not the code;
-- each cell's residual, its log ratio less its task's shift, is judged against the root of
-  its within-run variance (from each run's rounds) plus its task's between-run variance
-  (robust: the spread of the task's residuals beyond what the rounds explain): `slower` or
-  `faster` beyond stats.CELL_Z of that, else `no difference`; `band` is the range of ratios
-  that noise explains;
+- each cell's residual, its log ratio less the shift of its comparison set (the cells
+  measured in the same rounds saw the same machine; sets minutes apart need not), is judged
+  against the root of its within-run variance (from each run's rounds) plus its task's
+  between-run variance (robust: the spread of the task's residuals beyond what the rounds
+  explain): `slower` or `faster` beyond stats.CELL_Z of that, else `no difference`; `band` is
+  the range of ratios that noise explains;
 - each language × method's mean residual over its cells, flagged when it stands out from the
   other methods' (a change in one method's code moves all its cells).
 
@@ -96,7 +97,7 @@ class Row:
 
     @property
     def residual(self) -> float | None:
-        """log(ratio) less the log of the middle of its band (its task's shift)."""
+        """log(ratio) less the log of the middle of its band (its comparison set's shift)."""
         low, high = self.band
         if not (0 < low and high < math.inf and 0 < self.ratio < math.inf):
             return None
@@ -151,28 +152,35 @@ class MethodShift:
         return f"{self.language} {self.method}" + (f"[{self.variant}]" if self.variant else "")
 
 
+# what a comparison set's cells share (rounds.py: measured in the same rounds)
+SET_KEYS = ("task", "model", "dataset", "n", "setting", "threads", "page_size", "cold")
+
+
 def judge(comparison: Comparison) -> None:
     """The run-wide shift, each task's, each cell's verdict and band, and the methods that
-    stand out, from the rows measured the same way (the others are judged by them)."""
+    stand out, from the rows measured the same way (the others are judged by them). A cell
+    is judged after the shift of the cells measured in its rounds (its comparison set), which
+    saw the same machine: minutes apart, two sets of one run can see two machines; a set
+    with few cells takes its task's shift, a task with few the run's."""
     rows = comparison.comparable
     if not rows:
         return
     comparison.shift = stats.shift([math.log(r.ratio) for r in rows])
-    by_task: dict[str, list[Row]] = defaultdict(list)
-    for row in rows:
-        by_task[row.identity["task"]].append(row)
-    for task, mine in by_task.items():
+    by_task = _grouped(rows, ("task",))
+    for (task,), mine in by_task.items():
         basis = mine if len(mine) >= stats.MIN_TASK_CELLS else rows
         comparison.task_shifts[task] = stats.shift([math.log(r.ratio) for r in basis])
-        centre = math.log(comparison.task_shifts[task].ratio)
+    centres = _set_centres(rows, comparison.task_shifts)
+    for (task,), mine in by_task.items():
+        basis = mine if len(mine) >= stats.MIN_TASK_CELLS else rows
         comparison.sigma[task] = stats.between_run_sigma(
-            [math.log(r.ratio) - centre for r in basis],
+            [math.log(r.ratio) - centres[_set_of(r)] for r in basis],
             [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in basis])
     for row in comparison.rows:
         task = row.identity["task"]
         if task not in comparison.task_shifts or not 0 < row.ratio < math.inf:
             continue
-        centre = math.log(comparison.task_shifts[task].ratio)
+        centre = centres.get(_set_of(row), math.log(comparison.task_shifts[task].ratio))
         within = stats.cell_within_var(row.rounds_a, row.rounds_b)
         row.verdict = stats.cell_verdict(math.log(row.ratio) - centre, within,
                                          comparison.sigma[task])
@@ -181,14 +189,39 @@ def judge(comparison: Comparison) -> None:
     comparison.methods = _methods_apart(rows)
 
 
+def _grouped(rows: list[Row], keys: tuple[str, ...]) -> dict[tuple, list[Row]]:
+    groups: dict[tuple, list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[tuple(row.identity.get(k) for k in keys)].append(row)
+    return groups
+
+
+def _set_of(row: Row) -> tuple:
+    return tuple(row.identity.get(k) for k in SET_KEYS)
+
+
+def _set_centres(rows: list[Row], task_shifts: dict[str, stats.Shift]) -> dict[tuple, float]:
+    """Each comparison set's log shift: its own median with enough cells, else its task's."""
+    return {key: (statistics.median(math.log(r.ratio) for r in mine)
+                  if len(mine) >= stats.MIN_TASK_CELLS
+                  else math.log(task_shifts[key[0]].ratio))
+            for key, mine in _grouped(rows, SET_KEYS).items()}
+
+
 def _methods_apart(rows: list[Row]) -> list[MethodShift]:
-    residuals: dict[tuple[str, str], list[float]] = defaultdict(list)
+    """The implementations whose cells' median residual stands out from the others' and is
+    established by their own cells (two sided, beyond Student's t at 95 % of its standard
+    error): an implementation whose cells merely scatter (an I/O-bound floor) is not one
+    that moved."""
+    residuals: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for row in rows:
         if row.residual is not None:
             residuals[(row.identity["language"], row.identity["method"],
                        row.identity["variant"])].append(row.residual)
     means = {key: statistics.median(values) for key, values in residuals.items()}
-    apart = stats.outlying(means)
+    apart = {key: score for key, score in stats.outlying(means).items()
+             if abs(means[key]) > stats.t_quantile(len(residuals[key]) - 1)
+             * stats.robust_se(residuals[key])}
     return sorted((MethodShift(*key, math.exp(means[key]), len(residuals[key]), score)
                    for key, score in apart.items()), key=lambda m: -abs(m.score))
 
