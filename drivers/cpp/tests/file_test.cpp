@@ -36,7 +36,7 @@ std::string cached_file(const test::Scratch& dir) {
 TEST(Evict, ASyncedDiskFileIsEvictedCompletely) {
   // the test's working directory (the build's): on the project's disk, where /tmp may be tmpfs
   const auto here = std::filesystem::current_path();
-  if (on_tmpfs(here)) GTEST_SKIP() << "no disk to show it on";
+  SERBENCH_REQUIRE(!on_tmpfs(here), "no disk to show it on");
   test::Scratch dir(here);
   const std::string path = cached_file(dir);
   const uint64_t pages = (1 << 20) / static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -50,7 +50,7 @@ TEST(Evict, ASyncedDiskFileIsEvictedCompletely) {
 
 TEST(Evict, ATmpfsFileStaysCachedAndSaysSo) {
   const std::filesystem::path shm = "/dev/shm";
-  if (!std::filesystem::is_directory(shm) || !on_tmpfs(shm)) GTEST_SKIP() << "no tmpfs";
+  SERBENCH_REQUIRE(std::filesystem::is_directory(shm) && on_tmpfs(shm), "no tmpfs at /dev/shm");
   test::Scratch dir(shm);
   const std::string path = cached_file(dir);
   const uint64_t pages = (1 << 20) / static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));

@@ -120,17 +120,17 @@ TEST(Protocol, InfoListsTheCapabilityMatrix) {
   EXPECT_EQ(result["methods"]["raw"]["depths"].Size(), 0u);
 }
 
-TEST(Protocol, InfoNamesEveryMethodsLibrariesWithTheLinkedVersions) {
+// The versions themselves are checked against the installed packages by
+// tests/test_cpp_libraries.py, apart from the macros that give them here.
+TEST(Protocol, InfoNamesEveryMethodsLibrariesAmongTheLinkedOnes) {
   const auto info = answer(request("info", ""));
   const auto& result = info["result"];
   for (const auto& method : result["methods"].GetObject()) {
     const auto& libraries = method.value["libraries"];
     ASSERT_TRUE(libraries.IsObject()) << method.name.GetString() << " names no libraries";
     for (const auto& library : libraries.GetObject()) {
-      ASSERT_TRUE(result["libraries"].HasMember(library.name.GetString()))
+      EXPECT_TRUE(result["libraries"].HasMember(library.name.GetString()))
           << method.name.GetString() << ": " << library.name.GetString();
-      const auto& linked = result["libraries"][library.name.GetString()];
-      EXPECT_STREQ(library.value.GetString(), linked.GetString()) << method.name.GetString();
     }
   }
   const auto& json_gzip = result["methods"]["json_gzip"]["libraries"];

@@ -62,4 +62,24 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
+std::map<std::string, std::string> read_seeds(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> seeds;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    seeds[entry.path().filename()] = read_file(entry.path().string());
+  }
+  return seeds;
+}
+
+void rewrite_seeds(const std::filesystem::path& dir,
+                   const std::map<std::string, std::string>& seeds) {
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, bytes] : seeds) write_bytes((dir / name).string(), bytes);
+}
+
+bool in_ci() {
+  const char* ci = std::getenv("CI");
+  return ci != nullptr && std::string_view(ci) == "true";
+}
+
 }  // namespace serbench::test

@@ -1,8 +1,11 @@
 #pragma once
 // Shared by the tests: the golden vectors, scratch directories, expected checksums.
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,4 +55,24 @@ void str_by_definition(uint64_t& h, std::string_view s);
 std::string read_file(const std::string& path);
 void write_bytes(const std::string& path, const std::string& bytes);
 
+// A seed corpus (file name -> bytes): every file of `dir`, and `dir` made to hold exactly these.
+std::map<std::string, std::string> read_seeds(const std::filesystem::path& dir);
+void rewrite_seeds(const std::filesystem::path& dir,
+                   const std::map<std::string, std::string>& seeds);
+
+// Whether the suite runs under CI=true (.ci/run), where every prerequisite must be present.
+bool in_ci();
+
 }  // namespace serbench::test
+
+// The one skip policy (README, Testing): a test whose prerequisite is missing is skipped saying
+// why, or fails under CI=true. A macro, as GTEST_SKIP and FAIL return from the test body.
+#define SERBENCH_REQUIRE(present, reason)                                   \
+  do {                                                                      \
+    if (!(present)) {                                                       \
+      if (::serbench::test::in_ci()) {                                      \
+        FAIL() << "missing prerequisite under CI=true: " << (reason);       \
+      }                                                                     \
+      GTEST_SKIP() << (reason);                                             \
+    }                                                                       \
+  } while (false)

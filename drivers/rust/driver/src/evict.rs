@@ -93,7 +93,7 @@ fn os_failure(path: &Path, call: &str, errno: i32) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Scratch;
+    use crate::test_support::{require, Scratch};
     use std::io::Write;
 
     /// A file written and fsynced in `dir`, read once so that it is cached.
@@ -118,8 +118,8 @@ mod tests {
     fn eviction_of_a_disk_file_leaves_nothing_cached() {
         // the crate's own folder: on the project's disk, where /tmp may be tmpfs
         let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-        if on_tmpfs(crate_dir) {
-            return; // no disk to show it on
+        if !require(!on_tmpfs(crate_dir), "no disk to show it on") {
+            return;
         }
         let dir = Scratch::new_in(crate_dir);
         let path = cached_file(&dir);
@@ -133,8 +133,8 @@ mod tests {
     #[test]
     fn eviction_on_tmpfs_says_everything_stayed_cached() {
         let shm = Path::new("/dev/shm");
-        if !shm.is_dir() || !on_tmpfs(shm) {
-            return; // no tmpfs to show it on
+        if !require(shm.is_dir() && on_tmpfs(shm), "no tmpfs at /dev/shm") {
+            return;
         }
         let dir = Scratch::new_in(shm);
         let path = cached_file(&dir);

@@ -8,6 +8,20 @@ use crate::paged::RunStamp;
 /// The run stamp of the tests' own files: a codec that trusts its bytes reads only these.
 pub const TEST_RUN: RunStamp = *b"serbench-test-rn";
 
+/// The one skip policy (README, Testing): whether the test's prerequisite is present. A test
+/// without it returns early, saying why on stderr (libtest has no skip), or fails under
+/// CI=true, where `make test` has set everything up and a skip would hide a break.
+pub fn require(present: bool, reason: &str) -> bool {
+    if !present {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "missing prerequisite under CI=true: {reason}"
+        );
+        eprintln!("skipped: {reason}");
+    }
+    present
+}
+
 /// The repository's `vectors/` folder.
 pub fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../vectors")

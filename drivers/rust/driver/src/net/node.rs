@@ -324,7 +324,6 @@ mod tests {
     use std::sync::mpsc;
 
     use super::*;
-    use crate::net::door::HELLO_WAIT;
     use crate::net::wire::{Payload, MAX_HELLO};
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
@@ -452,13 +451,11 @@ mod tests {
     #[test]
     fn a_hello_must_arrive_whole_within_5_s_however_it_trickles() {
         let (address, node) = node();
-        let started = Instant::now();
         let answer = answer_to(trickle(&address));
         assert!(
             answer.ends_with(": no complete hello within 5 s\"}"),
             "{answer}"
         );
-        assert!(started.elapsed() >= HELLO_WAIT);
         the_harness_gets_in(&address, node);
     }
 

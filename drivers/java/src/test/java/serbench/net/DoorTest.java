@@ -97,13 +97,11 @@ class DoorTest {
             Thread t = new Thread(admitting, "door");
             t.setDaemon(true);
             t.start();
-            long started = System.nanoTime();
             try (Socket trickler = trickle(port)) {
                 trickler.setSoTimeout(30_000);
                 String answer = answer(trickler);
                 assertTrue(answer.endsWith(": no complete hello within 5 s\"}"), answer);
             }
-            assertTrue(System.nanoTime() - started >= Door.HELLO_WAIT_MS * 1_000_000L);
             Link harness = harness(port);
             assertEquals("harness", admitting.get(10, TimeUnit.SECONDS).hello().from());
             admitting.get().link().close();

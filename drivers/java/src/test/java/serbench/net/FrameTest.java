@@ -110,12 +110,10 @@ class FrameTest {
     @Test
     void aSilentPeerTimesOut() throws Exception {
         Link a = pair(50);
-        long t0 = System.nanoTime();
         Failure e = assertThrows(Failure.class, () -> a.recv(new Payload(false),
             new IoTimer()));
         assertEquals("peer server: sent nothing within the peer timeout (hung or dead?)",
             e.getMessage());
-        assertTrue(System.nanoTime() - t0 < 5_000_000_000L);
     }
 
     @Test

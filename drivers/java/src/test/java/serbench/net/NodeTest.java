@@ -344,13 +344,11 @@ class NodeTest {
             // only the server is told to go: its client never asks
             ObjectNode go = Json.MAPPER.createObjectNode().put("op", "go").put("rep", 0)
                 .put("warmup", false);
-            long t0 = System.nanoTime();
             cell.control("server0").sendJson(FrameKind.CONTROL, go, new IoTimer());
             Failure e = assertThrows(Failure.class, () -> cell.control("server0")
                 .recvJson(FrameKind.CONTROL, new IoTimer()));
             assertEquals("peer server0: failed: network: peer client: sent nothing within the "
                 + "peer timeout (hung or dead?)", e.getMessage());
-            assertTrue(System.nanoTime() - t0 < 5_000_000_000L);
             assertEquals(1, cell.exit("server0"));
         }
     }

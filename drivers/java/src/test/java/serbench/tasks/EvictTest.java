@@ -2,8 +2,7 @@ package serbench.tasks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static serbench.Prerequisites.require;
 
 import java.io.FileOutputStream;
 import java.nio.file.Files;
@@ -35,7 +34,7 @@ class EvictTest {
     void aSyncedDiskFileIsEvictedCompletely() throws Exception {
         // the build's own folder: on the project's disk, where /tmp may be tmpfs
         Path target = Paths.get("target").toAbsolutePath();
-        assumeFalse(Files.getFileStore(target).type().equals("tmpfs"), "no disk to show it on");
+        require(!Files.getFileStore(target).type().equals("tmpfs"), "no disk to show it on");
         Path file = cachedFile(target);
         try {
             assertEquals(0.0, Evict.evict(file));
@@ -47,7 +46,7 @@ class EvictTest {
     @Test
     void aTmpfsFileStaysCachedAndSaysSo() throws Exception {
         Path shm = Paths.get("/dev/shm");
-        assumeTrue(Files.isDirectory(shm) && Files.getFileStore(shm).type().equals("tmpfs"),
+        require(Files.isDirectory(shm) && Files.getFileStore(shm).type().equals("tmpfs"),
             "no tmpfs to show it on");
         Path file = cachedFile(shm);
         try {

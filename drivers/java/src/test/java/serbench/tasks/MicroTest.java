@@ -52,10 +52,8 @@ class MicroTest {
         p.put("warmups", 1);
         p.put("warmup_ms", 50);
         p.put("repetitions", 2);
-        long started = System.nanoTime();
         JsonNode r = run(Registry.method("handcoded"), ModelType.byId("trade"),
             Depth.MATERIALIZE, new Params(p));
-        assertTrue(System.nanoTime() - started >= 50_000_000L);
         java.util.List<Long> warm = new java.util.ArrayList<>();
         java.util.List<Long> measured = new java.util.ArrayList<>();
         for (JsonNode s : r.get("samples")) {
@@ -80,32 +78,24 @@ class MicroTest {
         // the compiler threads of a test JVM may stay busy: keep the bound short
         p.put("warmup_max_ms", 1000);
         p.put("repetitions", 2);
-        long started = System.nanoTime();
         JsonNode r = run(Registry.method("json"), ModelType.byId("trade"), Depth.MATERIALIZE,
             new Params(p));
-        long elapsed = System.nanoTime() - started;
         // the asked warm-up and the measured repetitions have samples, with the task's own
         // figures; the warm-ups that only waited for the JIT are one summary
         java.util.List<Boolean> kinds = new java.util.ArrayList<>();
-        long measuredNs = 0;
         for (JsonNode s : r.get("samples")) {
             assertTrue(s.get("jit_ms").asLong() >= 0);
             // the compiler threads' CPU time, where Linux says it (a running compile counts)
-            assertEquals(CompilerThreads.AVAILABLE, s.has("jit_cpu_ns"), s.toString());
+            assertEquals(CompilerThreadsTest.SCHEDSTAT, s.has("jit_cpu_ns"), s.toString());
             assertTrue(s.path("jit_cpu_ns").asLong() >= 0, s.toString());
             assertTrue(s.get("encode_ns").asLong() > 0 && s.get("decode_ns").asLong() > 0);
             kinds.add(s.get("warmup").asBoolean());
-            measuredNs += s.get("warmup").asBoolean() ? 0 : s.get("total_ns").asLong();
         }
         assertEquals(java.util.List.of(true, false, false), kinds);
+        // warm-ups beyond the one asked, waiting for the JIT to be quiet: their summary
         JsonNode jit = r.get("jit_warmup");
         assertTrue(jit.get("repetitions").asLong() > 0, jit.toString());
         assertTrue(jit.get("jit_ms").asLong() >= 0, jit.toString());
-        // a quiet window is 100 ms of wall time (the samples' own times leave out the
-        // compiler-thread readings between them); the maximum bounds the warm-ups
-        long warmingNs = elapsed - measuredNs;
-        assertTrue(warmingNs >= 100_000_000L, "warm-ups took " + warmingNs + " ns");
-        assertTrue(elapsed < 1_000_000_000L + 2_000_000_000L, "took " + elapsed + " ns");
     }
 
     private static <T> ObjectNode run(MethodSpec method, ModelType<T> model, Depth depth,
