@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "registry.h"
+#include "methods/all.h"
 #include "test_support.h"
 
 namespace serbench::test {

@@ -12,7 +12,7 @@
 #include <map>
 #include <memory>
 
-#include "registry.h"
+#include "methods/all.h"
 #include "test_support.h"
 
 namespace serbench::test {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "registry.h"
+#include "methods/all.h"
 #include "test_support.h"
 
 namespace serbench {

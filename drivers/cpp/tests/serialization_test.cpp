@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <random>
 
-#include "registry.h"
+#include "methods/all.h"
 #include "test_support.h"
 
 namespace serbench::test {

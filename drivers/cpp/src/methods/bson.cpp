@@ -130,7 +130,7 @@ E enumeration(const bson_iter_t& it) {
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (names[i] == s) return E(i);
   }
-  fail("'" + std::string(s) + "' is not a symbol of the enum");
+  fail(std::string("'").append(s).append("' is not a symbol of the enum"));
 }
 
 // The iterator over an embedded document or array.

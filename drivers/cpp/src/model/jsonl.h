@@ -81,7 +81,10 @@ E read_enum(const rapidjson::Value& v) {
     }
   }
   std::string expected;
-  for (auto name : names) expected += (expected.empty() ? "" : "/") + std::string(name);
+  for (auto name : names) {
+    if (!expected.empty()) expected += '/';
+    expected += name;
+  }
   fail("expected one of " + expected + ", got " + text_of(v));
 }
 
