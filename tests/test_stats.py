@@ -106,14 +106,16 @@ def test_equal_cells_are_seldom_called_distinct():
     assert distinct / 400 <= 0.08
 
 
-def test_tied_sets_cut_only_where_the_step_from_the_row_above_holds():
+def test_tied_sets_cut_where_a_row_is_set_apart_from_its_sets_fastest():
     figures = {"a": 1.0, "b": 1.02, "c": 1.5, "d": 1.52, "e": 3.0}
     sets = stats.tied_sets(list(figures), figures.get,
                            lambda x, y: figures[y] / figures[x] > 1.1)
     assert sets == [["a", "b"], ["c", "d"], ["e"]]
-    chain = {"a": 1.0, "b": 1.08, "c": 1.16}  # each step small: one set, though a < c
-    assert stats.tied_sets(list(chain), chain.get,
-                           lambda x, y: chain[y] / chain[x] > 1.1) == [["a", "b", "c"]]
+    # each step small, but c is set apart from a: a crowd does not chain into one tie
+    crowd = {"a": 1.0, "b": 1.06, "c": 1.12, "d": 1.18, "e": 1.24}
+    assert stats.tied_sets(list(crowd), crowd.get,
+                           lambda x, y: crowd[y] / crowd[x] > 1.1) == \
+        [["a", "b"], ["c", "d"], ["e"]]
 
 
 def test_the_run_wide_shift_is_the_median_ratio_with_its_interval():

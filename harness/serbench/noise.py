@@ -58,13 +58,17 @@ class Profile:
         return {"sigma": self.sigma, "source": self.source, "detail": self.detail}
 
     def describe(self) -> str:
-        """One line for a report's header: the figures and where they come from."""
+        """One short line for a report's summary: the range over tasks and where it comes
+        from (each task's own figure is in its rankings' caption)."""
         if not self.sigma:
             return (f"not measured on this host (run `serbench selfcheck`); ranks use "
                     f"{FALLBACK_SIGMA:.0%} for every task")
-        figures = ", ".join(f"{task} {sigma:.1%}" for task, sigma in sorted(self.sigma.items())
-                            if "/" not in task)
-        return f"{figures} ({self.source})"
+        tasks = {task: sigma for task, sigma in self.sigma.items() if "/" not in task}
+        low, high = min(tasks, key=tasks.get), max(tasks, key=tasks.get)
+        if tasks[low] == tasks[high]:
+            return f"{tasks[low]:.1%} for every task ({self.source})"
+        return (f"{tasks[low]:.1%} ({low}) to {tasks[high]:.1%} ({high}), by task "
+                f"({self.source})")
 
 
 DEFAULT = Profile(DEFAULT_SIGMA, DEFAULT_SOURCE)

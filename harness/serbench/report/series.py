@@ -237,8 +237,8 @@ def distinct(a: Cell, b: Cell, noise_of: NoiseOf) -> bool:
 
 def tied_ranks(cells: list, noise_of: NoiseOf, cell_of=lambda x: x) -> list[tuple[str, list]]:
     """`cells` (or items holding one: `cell_of`) in ranks: each rank the items this run does not
-    set apart from their neighbour, named `k` alone or `k=` when tied, k counting the items
-    ranked above it plus one."""
+    set apart from the rank's fastest (stats.tied_sets), named `k` alone or `k=` when tied, k
+    counting the items ranked above it plus one."""
     sets = stats.tied_sets(cells, lambda x: (cell_of(x).total.median, cell_of(x).cell_id),
                            lambda x, y: distinct(cell_of(x), cell_of(y), noise_of))
     ranked, above = [], 0

@@ -108,15 +108,24 @@ def _own_floor_meaning(task: str) -> str:
             "decoding and visiting add to reading the bytes.")
 
 
-TIE_RULE = ("A rank is given only where this run sets the row apart from the one above: "
-            "the mean of their per-round time ratios (the rounds interleave every compared "
-            "cell, so the machine's drift cancels) clears Student's t at 95 % times its "
-            "standard error together with both cells' run-to-run noise; rows it does not set "
-            "apart share a rank, marked = (2= 2= 4: tied second, then fourth).")
+TIE_RULE = ("A new rank begins only at a row this run sets apart from the fastest row of the "
+            "rank above: the mean of their per-round time ratios (the rounds interleave every "
+            "compared cell, so the machine's drift cancels) clears Student's t at 95 % times "
+            "its standard error together with both cells' run-to-run noise; rows it does not "
+            "set apart from it share its rank, marked = (2= 2= 4: tied second, then fourth).")
 
 
 def ranking_tables(tm: TaskModel) -> list:
     return [ranking_table(tm, r) for r in tm.rankings()]
+
+
+def _noise_here(tm: TaskModel) -> str:
+    """The run-to-run noise this task's rows were ranked with, per language where measured."""
+    languages = sorted({s.key.language for s in tm.series})
+    own = [f"{language} {tm.noise.sigma[key]:.1%}" for language in languages
+           if (key := f"{tm.task}/{language}") in tm.noise.sigma]
+    return (f"Run-to-run noise of {tm.task}: {tm.noise.of(tm.task):.1%}"
+            + (f" ({', '.join(own)})" if own else "") + f", {tm.noise.source}.")
 
 
 def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
@@ -131,9 +140,9 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     rows = [_rank_row(r, unit, with_floor, with_jit) for r in ranking.rows]
     caption = ("Median total time as a multiple of the fastest implementation at the same depth "
                f"(1.00x). Floor: per language, {_floor_meaning(tm.task)}. "
-               f"{TIE_RULE} unsteady: its measured repetitions were not at steady "
-               "state (the JIT still compiling, or the times drifting one way), the reason "
-               "follows; unjudged: fewer than five repetitions and no JIT figure to tell. "
+               f"{TIE_RULE} {_noise_here(tm)} unsteady: its measured repetitions were not "
+               "at steady state (the JIT still compiling, or the times drifting one way), the "
+               "reason follows; unjudged: fewer than five repetitions and no JIT figure to tell. "
                "trusts its bytes: the read uses the file's bytes without checking them (an "
                "unvalidated in-place access; its validating variant is ranked beside it).")
     if with_floor:
