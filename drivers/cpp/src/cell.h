@@ -13,20 +13,6 @@
 
 namespace serbench {
 
-namespace net {
-struct Setup;
-class Node;
-}  // namespace net
-
-// The network roles of one method on one model (PROTOCOL.md 10): each builds the node's role
-// from its setup (loading its data) and drives it. Null for a method without objects of its
-// own to move (the raw floor).
-struct NetOps {
-  void (*fetch)(const net::Setup&, net::Node&) = nullptr;
-  void (*sort_merge)(const net::Setup&, net::Node&) = nullptr;
-  void (*aggregate)(const net::Setup&, net::Node&) = nullptr;
-};
-
 // The operations of one method on one model.
 struct CellOps {
   Json (*roundtrip)(const Request&, const ReadMode&);
@@ -34,7 +20,6 @@ struct CellOps {
   Json (*scan)(const Request&, const ReadMode&);
   // `task` is one of tasks().
   Json (*run)(std::string_view task, const Request&, const ReadMode&);
-  NetOps net;
 };
 
 struct MethodEntry {

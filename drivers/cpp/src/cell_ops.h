@@ -1,15 +1,11 @@
 #pragma once
 // The generic body of every cell: the protocol's roundtrip, encode, scan and run for one
-// method and one model type, and the network roles. Each method's unit (method_entry.h)
-// compiles it for that method and every model.
+// method and one model type. registry.cpp compiles it for every pair.
 
 #include <optional>
 
 #include "cell.h"
 #include "model/order.h"
-#include "net/aggregate.h"
-#include "net/fetch.h"
-#include "net/sort_merge.h"
 #include "tasks/task.h"
 
 namespace serbench::cell {
@@ -97,13 +93,8 @@ MethodEntry make_entry() {
   if constexpr (requires { Meth::settings(); }) entry.settings = &Meth::settings;
   for_each_type(ModelTypes{}, [&](auto t) {
     using M = typename decltype(t)::type;
-    CellOps& cell = entry.cells[std::size_t(Model<M>::id)];
-    cell = CellOps{&roundtrip<Meth, M>, &encode<Meth, M>, &scan<Meth, M>, &run<Tasks, Meth, M>, {}};
-    // the network moves a method's own objects: not the raw floor's
-    if constexpr (Meth::writes && !Meth::depths.empty()) {
-      cell.net = NetOps{&net::fetch_node<Meth, M>, &net::sort_merge_node<Meth, M>,
-                        &net::aggregate_node<Meth, M>};
-    }
+    entry.cells[std::size_t(Model<M>::id)] =
+        CellOps{&roundtrip<Meth, M>, &encode<Meth, M>, &scan<Meth, M>, &run<Tasks, Meth, M>};
   });
   return entry;
 }

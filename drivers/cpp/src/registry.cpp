@@ -1,23 +1,23 @@
 #include "registry.h"
 
 #include <array>
+#include <utility>
 
-#include "tasks/memory.h"
-#include "tasks/micro.h"
-#include "tasks/read_par.h"
-#include "tasks/read_rand.h"
-#include "tasks/read_seq.h"
-#include "tasks/sort_dedup.h"
-#include "tasks/write.h"
+#include "cell.h"
 
 namespace serbench {
 
+// Defined in registry_fill.h and compiled once per shard (see there).
+template <std::size_t Shard>
+void fill_methods(std::span<MethodEntry> table);
+
 namespace {
 
-// Each method's entry comes from its own translation unit (method_entry.h).
-template <class... Meth>
-std::array<MethodEntry, kMethodCount> method_table(TypeList<Meth...>) {
-  return {method_entry<Meth>()...};
+template <std::size_t... Shard>
+std::array<MethodEntry, kMethodCount> method_table(std::index_sequence<Shard...>) {
+  std::array<MethodEntry, kMethodCount> table{};
+  (fill_methods<Shard>(table), ...);
+  return table;
 }
 
 template <class... Task>
@@ -30,7 +30,8 @@ constexpr auto kTaskIds = task_ids(Tasks{});
 }  // namespace
 
 std::span<const MethodEntry> methods() {
-  static const auto table = method_table(Methods{});
+  static const auto table =
+      method_table(std::make_index_sequence<SERBENCH_REGISTRY_SHARDS>{});
   return table;
 }
 

@@ -1,43 +1,33 @@
 #pragma once
 // THE registry of this driver: every method and every task, one line each. Methods and tasks
-// are two axes: each method's translation unit (registry/<method>.cpp, made by CMake from
-// method_entry.cpp.in) compiles every task, and the protocol's other operations and the
-// network roles, for that method and every model (method_entry.h); registry.cpp joins their
-// entries. The methods are only declared here, so a change to one method's header rebuilds
-// that method's unit and the link, nothing else. Code compiled for every method at once (the
-// tests, the fuzz target `methods`) includes methods/all.h.
+// are two axes; registry_fill.h compiles every task, and the protocol's other operations, for
+// every method and every model (in shards, registry.cpp joins them).
 
-#include <cstddef>
-
-#include "cell.h"
+#include "methods/boost_binary.h"
+#include "methods/boost_text.h"
+#include "methods/bson.h"
+#include "methods/capnp.h"
+#include "methods/cereal.h"
+#include "methods/flatbuffers.h"
+#include "methods/handcoded.h"
+#include "methods/inplace.h"
+#include "methods/json.h"
+#include "methods/json_gzip.h"
+#include "methods/msgpack.h"
+#include "methods/msgpack_arrays.h"
+#include "methods/protobuf.h"
+#include "methods/raw.h"
 #include "model/record.h"
+#include "tasks/read_rand.h"
+#include "tasks/read_seq.h"
+#include "tasks/write.h"
+// the tasks of PROTOCOL.md 5.1-5.4
+#include "tasks/memory.h"
+#include "tasks/micro.h"
+#include "tasks/read_par.h"
+#include "tasks/sort_dedup.h"
 
 namespace serbench {
-
-// each defined in methods/<name>.h
-struct Handcoded;
-struct InPlaceMethod;
-struct Raw;
-struct Protobuf;
-struct FlatBuffers;
-struct Capnp;
-class BoostText;
-class BoostBinary;
-class Cereal;
-class Msgpack;
-class MsgpackArrays;
-class Bson;
-class JsonMethod;
-class JsonGzip;
-
-// each defined in tasks/<name>.h
-struct Write;
-struct ReadSeq;
-struct ReadRand;
-struct ReadPar;
-struct SortDedup;
-struct Memory;
-struct Micro;
 
 // clang-format off
 using Methods = TypeList<
@@ -73,8 +63,13 @@ constexpr std::size_t type_count(TypeList<T...>) {
 }
 inline constexpr std::size_t kMethodCount = type_count(Methods{});
 
-// The registry's entry of one method: defined in that method's own translation unit.
-template <class Meth>
-MethodEntry method_entry();
+// Calls f(std::type_identity<Meth>{}) for every method that decodes objects (all but `raw`,
+// which copies bytes), in registry order: the fuzz target `methods` picks one by this order.
+template <class F>
+constexpr void for_each_reader(F&& f) {
+  for_each_type(Methods{}, [&](auto method) {
+    if constexpr (!decltype(method)::type::depths.empty()) f(method);
+  });
+}
 
 }  // namespace serbench

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "methods/all.h"
 #include "model/order.h"
+#include "registry.h"
 #include "test_support.h"
 
 namespace serbench::test {

@@ -12,7 +12,7 @@
 #include <map>
 #include <memory>
 
-#include "methods/all.h"
+#include "registry.h"
 #include "test_support.h"
 
 namespace serbench::test {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "methods/all.h"
+#include "registry.h"
 #include "test_support.h"
 
 namespace serbench {

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <random>
 
-#include "methods/all.h"
+#include "registry.h"
 #include "test_support.h"
 
 namespace serbench::test {

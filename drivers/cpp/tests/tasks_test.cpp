@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "memstat/heap.h"
-#include "methods/all.h"
+#include "registry.h"
 #include "serve.h"
 #include "test_support.h"
 

@@ -1,9 +1,9 @@
 // Every method's reader, as the Rust driver's `methods` target: [method byte][model byte]
-// [object bytes], the method the n-th (modulo) of methods/all.h's for_each_reader, read through
+// [object bytes], the method the n-th (modulo) of registry.h's for_each_reader, read through
 // its validating variant where it lists one, every depth, re-encoding (not canonical: a
 // library may accept more than one encoding of a value). Seeds: seeds/methods/.
 #include "harness.h"
-#include "methods/all.h"
+#include "registry.h"
 
 namespace {
 

@@ -101,57 +101,44 @@ class Reader {
   // A bool or presence byte: 0 or 1.
   bool flag(const char* what) {
     uint8_t b = *take(1);
-    if (b > 1) not_a_flag(what, b);
+    if (b > 1)
+      decode_error(pos() - 1, std::string(what) + " byte " + std::to_string(b) + " is not 0 or 1");
     return b == 1;
   }
   // A u32 count of elements of at least `element_size` bytes each, which must fit.
   uint32_t count(std::size_t element_size, const char* what) {
     uint32_t n = scalar<uint32_t>();
-    if (uint64_t(n) * element_size > left()) count_too_large(n, what);
+    if (uint64_t(n) * element_size > left()) {
+      decode_error(pos() - 4, std::string(what) + " " + std::to_string(n) + " exceeds the " +
+                                  std::to_string(left()) + " bytes left");
+    }
     return n;
   }
   // A string's UTF-8 bytes, checked.
   std::string_view str() {
     uint32_t n = count(1, "string length");
     const uint8_t* s = take(n);
-    if (std::size_t bad = utf8_check(s, n); bad != n) invalid_utf8(pos() - n + bad);
+    if (std::size_t bad = utf8_check(s, n); bad != n) {
+      decode_error(pos() - n + bad, "invalid UTF-8 in a string");
+    }
     return {reinterpret_cast<const char*>(s), n};
   }
   void enter() {
-    if (++nesting_ > kMaxNesting) too_deep();
+    if (++nesting_ > kMaxNesting) {
+      decode_error(pos(), "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+    }
   }
   void leave() { --nesting_; }
   // Every byte must belong to the object.
   void finish() const {
-    if (left() != 0) trailing();
-  }
-  // The enum ordinal b just read is not one of E's.
-  [[noreturn, gnu::noinline, gnu::cold]] void bad_ordinal(uint8_t b) const {
-    decode_error(pos() - 1, "enum ordinal " + std::to_string(b) + " is out of range");
+    if (left() != 0)
+      decode_error(pos(), std::to_string(left()) + " trailing bytes after the object");
   }
 
  private:
-  // The error paths stay out of line: `visit` inlines everything it calls ([[gnu::flatten]]),
-  // and a message built inline at every field multiplied the compile time and code size.
-  [[noreturn, gnu::noinline, gnu::cold]] void truncated(std::size_t need) const {
+  [[noreturn]] void truncated(std::size_t need) const {
     decode_error(pos(), "truncated: " + std::to_string(need) + " bytes needed, " +
                             std::to_string(left()) + " left");
-  }
-  [[noreturn, gnu::noinline, gnu::cold]] void not_a_flag(const char* what, uint8_t b) const {
-    decode_error(pos() - 1, std::string(what) + " byte " + std::to_string(b) + " is not 0 or 1");
-  }
-  [[noreturn, gnu::noinline, gnu::cold]] void count_too_large(uint32_t n, const char* what) const {
-    decode_error(pos() - 4, std::string(what) + " " + std::to_string(n) + " exceeds the " +
-                                std::to_string(left()) + " bytes left");
-  }
-  [[noreturn, gnu::noinline, gnu::cold]] void invalid_utf8(std::size_t at) const {
-    decode_error(at, "invalid UTF-8 in a string");
-  }
-  [[noreturn, gnu::noinline, gnu::cold]] void too_deep() const {
-    decode_error(pos(), "nested deeper than " + std::to_string(kMaxNesting) + " levels");
-  }
-  [[noreturn, gnu::noinline, gnu::cold]] void trailing() const {
-    decode_error(pos(), std::to_string(left()) + " trailing bytes after the object");
   }
 
   const uint8_t* begin_;
@@ -163,7 +150,9 @@ class Reader {
 template <class E>
 E take_enum(Reader& r) {
   uint8_t b = *r.take(1);
-  if (b >= EnumSymbols<E>::names.size()) r.bad_ordinal(b);
+  if (b >= EnumSymbols<E>::names.size()) {
+    decode_error(r.pos() - 1, "enum ordinal " + std::to_string(b) + " is out of range");
+  }
   return E(b);
 }
 

@@ -51,7 +51,10 @@ void read(const rapidjson::Value& v, T& out, int nesting);
 
 template <class T>
 T read_int(const rapidjson::Value& v) {
-  const std::string kind = "i" + std::to_string(8 * sizeof(T));
+  // appended, not `"i" + std::to_string(...)`: GCC 12 warns (-Wrestrict) about that operator+
+  // inlined here, a known false positive
+  std::string kind = "i";
+  kind += std::to_string(8 * sizeof(T));
   if (v.IsInt64()) {
     int64_t x = v.GetInt64();
     if (x < std::numeric_limits<T>::min() || x > std::numeric_limits<T>::max()) {

@@ -1,11 +1,10 @@
 #pragma once
-// The network tasks, one line each in tasks.cpp; each checks its setup, then runs the role its
-// method's unit compiled for the cell's model (cell_net: the registry's NetOps).
+// The network tasks, one line each in tasks.cpp; each runs generic code for the cell's method
+// and model, found through the registry's method list (dispatch.h).
 
 #include <span>
 #include <string_view>
 
-#include "cell.h"
 #include "net/node.h"
 
 namespace serbench::net {
@@ -17,10 +16,6 @@ struct NetTask {
 };
 
 std::span<const NetTask> all_net_tasks();
-
-// The network roles of the setup's method and model. A method that does not write its own
-// files (the raw floor) has no objects to serve: unsupported.
-const NetOps& cell_net(const Setup& setup);
 
 // One per task file.
 void run_fetch(const Setup& setup, Node& node);
