@@ -165,7 +165,12 @@ RunStamp Params::run_stamp() const {
 void parse_request(std::string_view line, Request& req) {
   rapidjson::Document doc = parse_json(line, "the request");
   if (!doc.IsObject()) throw bad_request("the request is not a JSON object");
-  if (auto it = doc.FindMember("id"); it != doc.MemberEnd()) req.id_json = to_json_text(it->value);
+  // looked up through a const view: a mutable MemberIterator's != is ambiguous in C++20
+  // (clang's -Wambiguous-reversed-operator on rapidjson 1.1)
+  const rapidjson::Value& root = doc;
+  if (auto it = root.FindMember("id"); it != root.MemberEnd()) {
+    req.id_json = to_json_text(it->value);
+  }
   auto op = string_member(doc, "op");
   if (!op) throw bad_request("the request has no op");
   req.op = *op;
@@ -174,7 +179,7 @@ void parse_request(std::string_view line, Request& req) {
   req.depth = string_member(doc, "depth");
   req.variant = string_member(doc, "variant");
   req.task = string_member(doc, "task");
-  if (auto it = doc.FindMember("params"); it != doc.MemberEnd() && !it->value.IsNull()) {
+  if (auto it = root.FindMember("params"); it != root.MemberEnd() && !it->value.IsNull()) {
     if (!it->value.IsObject()) throw bad_request("params must be an object");
     req.params = Params::parse(to_json_text(it->value));
   }
