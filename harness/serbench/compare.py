@@ -166,13 +166,13 @@ def judge(comparison: Comparison) -> None:
     if not rows:
         return
     comparison.shift = stats.shift([math.log(r.ratio) for r in rows])
-    by_task = _grouped(rows, ("task",))
-    for (task,), mine in by_task.items():
-        basis = mine if len(mine) >= stats.MIN_TASK_CELLS else rows
+    # a task with few cells is judged by every comparable row
+    bases = {task: mine if len(mine) >= stats.MIN_TASK_CELLS else rows
+             for (task,), mine in _grouped(rows, ("task",)).items()}
+    for task, basis in bases.items():
         comparison.task_shifts[task] = stats.shift([math.log(r.ratio) for r in basis])
     centres = _set_centres(rows, comparison.task_shifts)
-    for (task,), mine in by_task.items():
-        basis = mine if len(mine) >= stats.MIN_TASK_CELLS else rows
+    for task, basis in bases.items():
         comparison.sigma[task] = stats.between_run_sigma(
             [math.log(r.ratio) - centres[_set_of(r)] for r in basis],
             [stats.cell_within_var(r.rounds_a, r.rounds_b) for r in basis])
@@ -189,15 +189,19 @@ def judge(comparison: Comparison) -> None:
     comparison.methods = _methods_apart(rows)
 
 
+def _key(row: Row, keys: tuple[str, ...]) -> tuple:
+    return tuple(row.identity.get(k) for k in keys)
+
+
 def _grouped(rows: list[Row], keys: tuple[str, ...]) -> dict[tuple, list[Row]]:
     groups: dict[tuple, list[Row]] = defaultdict(list)
     for row in rows:
-        groups[tuple(row.identity.get(k) for k in keys)].append(row)
+        groups[_key(row, keys)].append(row)
     return groups
 
 
 def _set_of(row: Row) -> tuple:
-    return tuple(row.identity.get(k) for k in SET_KEYS)
+    return _key(row, SET_KEYS)
 
 
 def _set_centres(rows: list[Row], task_shifts: dict[str, stats.Shift]) -> dict[tuple, float]:
