@@ -141,19 +141,73 @@ def test_namespace_nodes_fetch_over_shaped_links_measured_before_use(rust, parts
     assert all(0.9e9 < bits <= 1.05e9 for bits in measured.values()), measured
 
 
-def test_a_dead_harness_leaves_nothing_the_next_network_does_not_remove(tmp_path, monkeypatch):
+KILLED_HARNESS = """
+import sys
+from serbench.network.namespaces import NamespaceNetwork
+made = NamespaceNetwork(None).create()
+made.namespace(0)
+print(made.tag, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_harness_killed_under_a_throwaway_home_leaves_nothing_the_next_network_keeps(
+        tmp_path, monkeypatch):
+    """The owner is on the machine, not in a home: a harness killed outright whose home is
+    then deleted (a test's tmp directory) is cleaned up by a network made under any other."""
     require_namespaces()
-    monkeypatch.setenv("SERBENCH_HOME", str(tmp_path / "home"))
+    import shutil
+    import signal
     import subprocess
-    gone = subprocess.Popen(["true"])  # a pid that no longer runs
-    gone.wait()
-    orphan = NamespaceNetwork(None).create()
-    orphan.namespace(0)
-    record = namespaces.records_dir() / f"{orphan.tag}.json"
-    record.write_text(record.read_text().replace(f'"pid": {os.getpid()}', f'"pid": {gone.pid}'))
-    assert leftovers(orphan.tag) != ""
-    assert f"sb{orphan.tag}n0" in namespaces.sweep_leftovers()
-    assert leftovers(orphan.tag) == "" and not record.exists()
+    import sys
+    doomed_home = tmp_path / "doomed"
+    harness = subprocess.Popen([sys.executable, "-c", KILLED_HARNESS], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True,
+                               env={**os.environ, "SERBENCH_HOME": str(doomed_home)})
+    try:
+        tag = harness.stdout.readline().strip()
+        assert tag and leftovers(tag) != ""
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait(timeout=10)
+    shutil.rmtree(doomed_home, ignore_errors=True)
+    monkeypatch.setenv("SERBENCH_HOME", str(tmp_path / "other"))
+    assert leftovers(tag) != ""  # nothing removes them on its own
+    made = NamespaceNetwork(None).create()
+    try:
+        assert leftovers(tag) == ""
+    finally:
+        made.close()
+
+
+def test_an_unlabelled_bridge_or_a_namespace_without_its_bridge_is_swept():
+    """A harness killed between making its bridge and labelling it, or while removing its
+    network (namespaces first, the bridge last), leaves these."""
+    require_namespaces()
+    import subprocess
+    bare, lone = "sbfeed01", "sbfeed02"
+    subprocess.run(["ip", "link", "add", f"{bare}br", "type", "bridge"], check=True)
+    subprocess.run(["ip", "netns", "add", f"{lone}n0"], check=True)
+    try:
+        removed = namespaces.sweep_leftovers()
+        assert f"{bare}br" in removed and f"{lone}n0" in removed
+        assert leftovers(bare) == "" and leftovers(lone) == ""
+    finally:
+        namespaces.remove(f"{bare}br", [f"{lone}n0"])
+
+
+def test_a_live_networks_owner_is_recognised_and_a_reused_pid_is_not():
+    mine = namespaces.owner_label(os.getpid())
+    assert namespaces.owner_alive(mine)
+    pid, start = mine.removeprefix(namespaces.OWNER_PREFIX).split()
+    assert not namespaces.owner_alive(f"{namespaces.OWNER_PREFIX}{pid} {int(start) + 1}")
+    assert not namespaces.owner_alive(None) and not namespaces.owner_alive("someone else's")
+
+
+def test_a_live_network_is_never_swept(network):
+    network.namespace(0)
+    assert not any(network.tag in name for name in namespaces.sweep_leftovers())
+    assert leftovers(network.tag) != ""
 
 
 @pytest.mark.parametrize("where", ["loopback", "namespaces"])

@@ -150,7 +150,7 @@ def dask_cluster(tmp_path_factory):
     finally:
         if made is not None:
             made.close()
-        elif namespaces.records_dir().is_dir():
+        else:
             namespaces.sweep_leftovers()
 
 

@@ -4,14 +4,16 @@ link rate. This kernel has tbf and htb but no netem: bandwidth is limited, delay
 not emulated (the report says so).
 
 Names are unique per network (`sb<tag>…`, a random tag) so two runs never collide. Each
-network writes a record of what it made under `$SERBENCH_HOME/net/`; `close` removes
-everything and the record, and the next network made on this machine removes what a killed
-harness left behind (its record names a process that no longer runs).
+network's bridge carries its owner (the harness's pid and start time) in its alias, on the
+machine beside what it describes rather than in a file of one serbench home: `close` removes
+everything, and the next network made on this machine, under any home, removes what a killed
+harness left behind (an owner that no longer runs).
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import socket
 import subprocess
@@ -21,7 +23,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..paths import home
 from .placement import NodeProcess, Placement, start_listening
 
 PROBE_S = 0.25  # how long each link's throughput probe sends
@@ -62,10 +63,6 @@ def burst_bytes(rate_bit: int) -> int:
     return max(rate_bit // 8 * 4 // 1000, 256 << 10)
 
 
-def records_dir() -> Path:
-    return home() / "net"
-
-
 @dataclass
 class NamespaceNetwork:
     """A bridge and namespaces made on demand, one per node index; `rate_bit` None leaves
@@ -91,8 +88,8 @@ class NamespaceNetwork:
     def create(self) -> "NamespaceNetwork":
         sweep_leftovers()
         self.subnet = free_subnet()
-        self._record()
         ip("link", "add", self.bridge, "type", "bridge")
+        ip("link", "set", "dev", self.bridge, "alias", owner_label(os.getpid()))
         ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
         ip("link", "set", self.bridge, "up")
         return self
@@ -106,7 +103,6 @@ class NamespaceNetwork:
     def _add(self, index: int) -> None:
         ns = f"sb{self.tag}n{index}"
         self.namespaces.append(ns)
-        self._record()
         ip("netns", "add", ns)
         ip("link", "add", host_end(ns), "type", "veth", "peer", "name", "eth0", "netns", ns)
         ip("link", "set", host_end(ns), "master", self.bridge, "up")
@@ -152,13 +148,7 @@ class NamespaceNetwork:
 
     def close(self) -> None:
         remove(self.bridge, self.namespaces)
-        (records_dir() / f"{self.tag}.json").unlink(missing_ok=True)
         self.namespaces = []
-
-    def _record(self) -> None:
-        records_dir().mkdir(parents=True, exist_ok=True)
-        record = {"pid": os.getpid(), "bridge": self.bridge, "namespaces": self.namespaces}
-        (records_dir() / f"{self.tag}.json").write_text(json.dumps(record))
 
 
 # the probe's sender, run in the namespace by the same Python: the payload it sends is
@@ -230,32 +220,72 @@ def remove(bridge: str, namespaces: list[str]) -> None:
     ip("link", "del", bridge, check=False)
 
 
-def sweep_leftovers() -> list[str]:
-    """Removes the namespaces and bridges of networks whose harness is gone; returns them."""
-    removed = []
-    for record_path in sorted(records_dir().glob("*.json")) if records_dir().is_dir() else []:
-        try:
-            record = json.loads(record_path.read_text())
-            alive = _alive(record["pid"])
-        except (OSError, ValueError, KeyError):
-            alive = False
-            record = {"bridge": f"sb{record_path.stem}br", "namespaces": []}
-        if alive:
-            continue
-        remove(record["bridge"], record["namespaces"])
-        removed += [record["bridge"], *record["namespaces"]]
-        record_path.unlink(missing_ok=True)
-    return removed
+OWNER_PREFIX = "serbench owner "
+# a bridge is made and then labelled by two commands; one found unlabelled is looked at again
+# after this long before it is taken for a harness killed between them
+UNLABELLED_GRACE_S = 0.5
 
 
-def _alive(pid: int) -> bool:
+def owner_label(pid: int) -> str:
+    """The alias naming a bridge's owner: its pid and the process's start time, so a pid
+    reused by another process is not taken for the harness."""
+    return f"{OWNER_PREFIX}{pid} {process_start(pid)}"
+
+
+def process_start(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (/proc/PID/stat field 22), or None
+    when no such process runs."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2:].split()[19]
+
+
+def owner_alive(label: str | None) -> bool:
+    if not label or not label.startswith(OWNER_PREFIX):
         return False
-    except PermissionError:
-        return True
-    return True
+    pid, _, start = label[len(OWNER_PREFIX):].partition(" ")
+    return pid.isdigit() and process_start(int(pid)) == start
+
+
+# what a network names: `sb<tag>br` for the bridge, `sb<tag>n<i>` for node i's namespace
+BRIDGE_NAME = re.compile(r"(sb[0-9a-f]{6})br")
+NAMESPACE_NAME = re.compile(r"(sb[0-9a-f]{6})n[0-9]+")
+
+
+def serbench_bridges() -> dict[str, str | None]:
+    """This machine's serbench networks: tag -> the owner label of its bridge."""
+    listed = json.loads(ip("-j", "link", "show", "type", "bridge").stdout or "[]")
+    return {m[1]: link.get("ifalias") for link in listed
+            if (m := BRIDGE_NAME.fullmatch(link["ifname"]))}
+
+
+def serbench_namespaces() -> dict[str, str]:
+    """This machine's serbench namespaces: name -> its network's tag."""
+    listed = ip("netns", "list", check=False).stdout.splitlines()
+    return {m[0]: m[1] for line in listed if line and (m := NAMESPACE_NAME.fullmatch(line.split()[0]))}
+
+
+def sweep_leftovers() -> list[str]:
+    """Removes, machine-wide, the bridges and namespaces of networks whose harness is gone
+    (whatever home it ran under), and namespaces whose bridge is gone; returns what it
+    removed."""
+    # namespaces are listed before bridges: a bridge is made before its namespaces and removed
+    # after them, so a namespace listed here whose bridge is then absent has no owner
+    spaces = serbench_namespaces()
+    bridges = serbench_bridges()
+    if any(label is None for label in bridges.values()):
+        time.sleep(UNLABELLED_GRACE_S)
+        bridges = serbench_bridges()
+    dead = {tag for tag, label in bridges.items() if not owner_alive(label)}
+    orphans = {ns: tag for ns, tag in spaces.items() if tag in dead or tag not in bridges}
+    removed = []
+    for tag in sorted(dead | set(orphans.values())):
+        mine = sorted(ns for ns, owner in orphans.items() if owner == tag)
+        remove(f"{tag}br", mine)
+        removed += ([f"{tag}br"] if tag in dead else []) + mine
+    return removed
 
 
 class NamespacePlacement(Placement):
