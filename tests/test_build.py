@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from serbench import build as build_module
 from serbench import cli_run
 
+from conftest import require
+
 
 def fake_tool(tmp_path, name):
     """A tool that fails offline (`-o`) and otherwise logs its arguments."""
@@ -250,3 +252,37 @@ def test_a_failed_language_is_named_and_the_others_finish(tmp_path, monkeypatch)
     with pytest.raises(build_module.BuildError, match=r"rust: .*fakecargo.* failed \(exit 7\)"):
         build_module.build(("rust", "cpp"), say=lambda m: None)
     assert log.read_text().splitlines() == ["all"]
+
+
+def test_cargo_uses_sccache_where_installed_and_never_needs_it():
+    found = {"sccache": "/opt/bin/sccache"}.get
+    assert build_module.compiler_cache_env({"PATH": "x"}, found)["RUSTC_WRAPPER"] == \
+        "/opt/bin/sccache"
+    assert "RUSTC_WRAPPER" not in build_module.compiler_cache_env({"PATH": "x"}, lambda _: None)
+    # the user's own wrapper (or an empty one: no wrapper) wins
+    assert build_module.compiler_cache_env({"RUSTC_WRAPPER": ""}, found)["RUSTC_WRAPPER"] == ""
+
+
+@pytest.mark.parametrize("cache", ["ccache", None])
+def test_the_cpp_build_compiles_through_a_compiler_cache_only_where_one_is_installed(
+        tmp_path, cache):
+    """A real configure of the driver's project: with a `ccache` first on PATH (here a
+    launcher that only runs the compiler) every compile goes through it; without one, none."""
+    import shutil
+    import subprocess
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    if cache:
+        launcher = tools / cache
+        launcher.write_text('#!/bin/sh\nexec "$@"\n')
+        launcher.chmod(0o755)
+    path = os.environ["PATH"] if cache else ":".join(
+        d for d in os.environ["PATH"].split(":")
+        if not any(os.path.exists(os.path.join(d, c)) for c in ("ccache", "sccache")))
+    require(shutil.which("cmake"), "cmake is not installed")
+    subprocess.run(["cmake", "-S", str(build_module.CPP_SOURCE), "-B", str(tmp_path / "b"),
+                    "-DSERBENCH_TESTS=OFF"], env={**os.environ, "PATH": f"{tools}:{path}"},
+                   check=True, capture_output=True)
+    rules = (tmp_path / "b" / "CMakeFiles" / "serbench-cpp.dir" / "build.make").read_text()
+    compiles = [line for line in rules.splitlines() if " -c " in line and "main.cpp" in line]
+    assert compiles and all((str(tools / "ccache") in line) == bool(cache) for line in compiles)

@@ -131,6 +131,15 @@ def _build_one(language: str, drivers_only: bool, output: "_PrefixedOutput") -> 
     _mark_current(language)
 
 
+def compiler_cache_env(environ: dict[str, str], which=shutil.which) -> dict[str, str]:
+    """The build tools' environment: cargo wrapped in sccache where it is installed and the
+    user set no wrapper (C++'s CMakeLists finds ccache or sccache itself). Never required:
+    without one the environment is unchanged."""
+    if "RUSTC_WRAPPER" in environ or which("sccache") is None:
+        return dict(environ)
+    return {**environ, "RUSTC_WRAPPER": which("sccache")}
+
+
 class _PrefixedOutput:
     """The build tools' output, line by line on stderr (where the user watches progress), each
     line prefixed with its language so concurrent builds stay readable."""
@@ -141,7 +150,7 @@ class _PrefixedOutput:
 
     def run(self, language: str, command: tuple[str, ...]) -> int:
         proc = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT, env=compiler_cache_env(os.environ))
         prefix = f"{language:<{self._width}} | ".encode()
         for line in proc.stdout:
             with self._lock:
