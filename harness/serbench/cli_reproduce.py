@@ -105,7 +105,8 @@ def _estimate_text(e: Estimate) -> str:
                       sorted(e.seconds_by_task.items(), key=lambda kv: -kv[1]))
     return (f"expected: {_duration(e.seconds)} and {_gb(e.disk_bytes)} of disk at most\n"
             f"  time: {tasks}; driver processes {_duration(e.start_seconds)}; making data "
-            f"{_duration(e.data_seconds)}\n"
+            f"{_duration(e.data_seconds)}; making the methods' files "
+            f"{_duration(e.files_seconds)}\n"
             f"  disk: data to make {_gb(e.data_bytes)}, the largest batch's paged files "
             f"{_gb(e.files_bytes)} (deleted after it), results {_gb(e.results_bytes)}\n"
             "  how: every cell's objects x the dataset's JSON bytes per object (every method's "

@@ -210,6 +210,8 @@ CODEC_BYTES_PER_S = 80e6   # JSON-sized bytes a method encodes or decodes per se
                            # over methods: binary ones are 10x faster, Java JSON+gzip slower)
 DISK_BYTES_PER_S = 150e6   # cold reads and writes
 SORT_PASSES = 3            # passes over the input: read and decode it, write runs, merge
+COMPRESS_BYTES_PER_S = 32e6  # the harness's own cells (sizes): gzip of the method's file, zstd
+                             # beside it (100 MB of customer JSON: 2.8-3.1 s, two runs)
 DATA_BYTES_PER_S = 25e6    # making a dataset: generation, checksum and hashes
 RESULT_BYTES_PER_CELL = 20_000  # its samples and counters in the results database
 
@@ -219,13 +221,15 @@ class Estimate:
     seconds_by_task: dict[str, float]
     start_seconds: float    # driver processes
     data_seconds: float     # the datasets to make
+    files_seconds: float    # every batch's paged files, made once
     data_bytes: int         # the datasets to make
     files_bytes: int        # the largest batch's paged files, deleted after it
     results_bytes: int
 
     @property
     def seconds(self) -> float:
-        return sum(self.seconds_by_task.values()) + self.start_seconds + self.data_seconds
+        return (sum(self.seconds_by_task.values()) + self.start_seconds + self.data_seconds
+                + self.files_seconds)
 
     @property
     def disk_bytes(self) -> int:
@@ -242,7 +246,7 @@ def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
     """(codec bytes, disk bytes) of one repetition."""
     b = _object_bytes(cell, sizes)
     nodes = tree_size(3)
-    if cell.task in ("write", "sizes"):
+    if cell.task == "write":
         return cell.n * b, cell.n * b
     if cell.task == "sort_dedup":
         return SORT_PASSES * cell.n * b, SORT_PASSES * cell.n * b
@@ -264,12 +268,13 @@ def cell_seconds(cell: Cell, sizes: Sizes) -> float:
     """CELL_S, then every warm-up and repetition's work over its least rounds at the model's
     rates, the least warm-up time and, for a JIT, half its longest warm-up; a cell's own
     processes (micro's forks, a network task's nodes) at START_S each."""
+    if TASKS[cell.task].by_harness:  # one untimed round over the batch's file of the method
+        return CELL_S + cell.n * _object_bytes(cell, sizes) / COMPRESS_BYTES_PER_S
     codec, disk = _work(cell, sizes)
     passes = _passes(cell)
     seconds = CELL_S + passes * (codec / CODEC_BYTES_PER_S + disk / DISK_BYTES_PER_S)
-    if not TASKS[cell.task].by_harness:  # the harness's own cells have no warm-ups
-        jit = cell.warmup_max_ms / 2000 if cell.language == "java" else 0
-        seconds += cell.warmup_ms / 1000 + jit
+    jit = cell.warmup_max_ms / 2000 if cell.language == "java" else 0
+    seconds += cell.warmup_ms / 1000 + jit
     # every round of a network cell starts its nodes afresh
     nodes = tree_size(3) * rule_of(cell).rounds_min if TASKS[cell.task].net else 0
     processes = cell.forks + nodes
@@ -295,25 +300,40 @@ def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) ->
     data_bytes = sum(recipe.counts[m] * recipe.object_bytes[m]
                      for recipe in made for m in recipe.missing(root))
     return Estimate(dict(by_task), sum(START_S[g[3]] for g in groups),
-                    data_bytes / DATA_BYTES_PER_S, round(data_bytes),
-                    _largest_batch(runnable, sizes), RESULT_BYTES_PER_CELL * len(runnable))
+                    data_bytes / DATA_BYTES_PER_S, _files_seconds(runnable, sizes),
+                    round(data_bytes), _largest_batch(runnable, sizes),
+                    RESULT_BYTES_PER_CELL * len(runnable))
 
 
-def _largest_batch(cells: list[Cell], sizes: Sizes) -> int:
-    """A batch (dataset × model × page size) keeps one file per language · method · variant
-    it reads or writes (counted at the dataset's JSON size), a write floor's copy, and
-    the runs of one sort at a time; the runner deletes them when the batch ends."""
+def _batch_files(cells: list[Cell]) -> dict[tuple, set]:
+    """Each batch's (dataset × model × page size) files: one per language · method · variant
+    it reads or writes, and a write floor's copy of the method's file."""
     files: dict[tuple, set] = defaultdict(set)
-    sort: dict[tuple, float] = defaultdict(float)
     for c in cells:
         if TASKS[c.task].net:
             continue
-        batch = c.group_key[:3]
         if c.method != RAW:
-            files[batch].add((c.language, c.method, c.variant))
-        elif c.task == "write":  # the write floor: a copy of the method's file
-            files[batch].add((c.language, RAW, c.variant))
+            files[c.group_key[:3]].add((c.language, c.method, c.variant))
+        elif c.task == "write":
+            files[c.group_key[:3]].add((c.language, RAW, c.variant))
+    return files
+
+
+def _files_seconds(cells: list[Cell], sizes: Sizes) -> float:
+    """Making every batch's files once (the whole dataset encoded and written), which the
+    cells reading them then share."""
+    return sum(len(kept) * sizes.count(*batch[:2]) * sizes.object_bytes[batch[:2]]
+               * (1 / CODEC_BYTES_PER_S + 1 / DISK_BYTES_PER_S)
+               for batch, kept in _batch_files(cells).items())
+
+
+def _largest_batch(cells: list[Cell], sizes: Sizes) -> int:
+    """A batch keeps its files (counted at the dataset's JSON size) and the runs of one sort
+    at a time; the runner deletes them when the batch ends."""
+    sort: dict[tuple, float] = defaultdict(float)
+    for c in cells:
         if c.task == "sort_dedup":
-            sort[batch] = max(sort[batch], c.n * _object_bytes(c, sizes))
+            sort[c.group_key[:3]] = max(sort[c.group_key[:3]], c.n * _object_bytes(c, sizes))
     return round(max((len(kept) * sizes.count(*batch[:2]) * sizes.object_bytes[batch[:2]]
-                      + sort[batch] for batch, kept in files.items()), default=0))
+                      + sort[batch] for batch, kept in _batch_files(cells).items()),
+                     default=0))
