@@ -29,6 +29,14 @@ after the cell `collect` brings back what their nodes wrote (verified likewise),
 removes their copy of the work directory and `Cluster.close` the copied inputs at the run's
 end.
 
+Single-machine cells (`units`): every batch's cells (runner.py) go to the workers as one Dask
+task each, run in the worker process by its own checkout and drivers; each task holds the
+worker's one UNIT_RESOURCE, so Dask runs one unit at a time per host and decides which host
+runs which. A unit's datasets must be on every worker first (`provide`: the same file by
+sha256, or copied as the nodes' inputs are). A unit whose worker dies is not measured again
+elsewhere: `worker_unit` marks where each began, and the harness fails its cells naming that
+host; every wait is bounded by the workers' and the scheduler's presence.
+
 Security: a `tls://` scheduler address with the plan's (or environment's) certificate files
 passed to Dask's `Security`. Each cell's token travels to the workers as an argument of
 `worker_start` (over Dask's comm, encrypted with tls://) and reaches the node in its
@@ -45,6 +53,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +62,10 @@ from .namespaces import receive_rate
 from .placement import NodeProcess, Placement, PlacementError, start_listening
 
 SHIP_CHUNK = 8 << 20  # bytes per Client.run when a file is copied to or from a worker
+HASH_BYTES_PER_S = 50e6  # the least rate a worker reads and hashes a file at: bounds the wait
+UNIT_RESOURCE = "serbench"  # a worker holds one: Dask runs one unit at a time on it
+UNIT_MARK = "serbench-unit"  # the scheduler's metadata (and task keys) of the units
+POLL_S = 0.5  # how often the harness looks at the units under way
 LEASE_S = 20.0  # a node outlives its harness by at most this long
 CONNECT_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 10.0  # one Client.run round trip
@@ -78,7 +91,7 @@ def _worker_host(dask_worker) -> str:
     return get_address_host(dask_worker.address)
 
 
-def _driver_on_worker(relative: str) -> str:
+def driver_on_worker(relative: str) -> str:
     """The harness's driver path as this host has it: under this checkout when the harness's
     was under its own, else the same absolute path."""
     path = Path(relative)
@@ -91,7 +104,7 @@ async def worker_start(key: str, name: str, driver: str, lease_s: float, token: 
     with a tls:// cluster) and reaches the node in its environment, as on one machine."""
     host = _worker_host(dask_worker)
     command = [sys.executable, "-m", "serbench.network.lease", f"{lease_s:g}", "--",
-               _driver_on_worker(driver), "listen", "--address", f"{_bracket(host)}:0"]
+               driver_on_worker(driver), "listen", "--address", f"{_bracket(host)}:0"]
     loop = asyncio.get_running_loop()
     node = await loop.run_in_executor(None, lambda: start_listening(name, command, token,
                                                                     stdin=subprocess.PIPE))
@@ -164,7 +177,7 @@ def worker_facts(drivers: dict[str, str]) -> dict:
     from ..provenance import git_state, host
     infos = {}
     for language, relative in drivers.items():
-        path = _driver_on_worker(relative)
+        path = driver_on_worker(relative)
         try:
             proc = subprocess.run([path, "info"], capture_output=True, timeout=60,
                                   start_new_session=True)
@@ -174,6 +187,21 @@ def worker_facts(drivers: dict[str, str]) -> dict:
         except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
             infos[language] = {"error": f"{path} info: {exc}"}
     return {"host": host(), "git": git_state(), "infos": infos, "python": sys.executable}
+
+
+def worker_unit(mark: str, function, *args) -> dict:
+    """A unit as a Dask task on this worker: `function(*args)`, at most once. Dask starts a
+    task again elsewhere when its worker dies; a unit that already began on another worker
+    answers that worker instead (the scheduler's metadata holds where each began), so its
+    cells fail naming the host, never measured twice."""
+    from distributed import get_client, get_worker
+    here = get_worker().address
+    client = get_client()
+    began = client.get_metadata([UNIT_MARK, mark], None)
+    if began is not None:
+        return {"lost": began}
+    client.set_metadata([UNIT_MARK, mark], here)
+    return {"worker": here, "answer": function(*args)}
 
 
 _HASHES: dict[tuple, str] = {}
@@ -195,13 +223,16 @@ def file_sha256(path: str) -> str | None:
     return _HASHES[key]
 
 
-def worker_share(files: list[str], probe: str) -> dict:
-    """What this worker sees of the harness's files: each one's sha256 and the probe's text."""
+async def worker_share(files: list[str], probe: str) -> dict:
+    """What this worker sees of the harness's files: each one's sha256 and the probe's text
+    (hashed off the worker's event loop, which a large dataset would hold for minutes)."""
     try:
         probe_text = Path(probe).read_text()
     except OSError as exc:
         probe_text = f"unreadable: {exc}"
-    return {"files": {f: file_sha256(f) for f in files}, "probe": probe_text}
+    digests = await asyncio.get_running_loop().run_in_executor(
+        None, lambda: {f: file_sha256(f) for f in files})
+    return {"files": digests, "probe": probe_text}
 
 
 def worker_put(path: str, offset: int, data: bytes) -> str | None:
@@ -350,6 +381,11 @@ class Worker:
     def label(self) -> str:
         return f"worker {self.name} on host {self.host} ({self.address})"
 
+    def describe(self) -> dict:
+        """What a cell records of the host it ran on (its worker, address and facts)."""
+        return {"worker": self.name, "address": self.address,
+                **{k: self.facts.get("host", {}).get(k) for k in HOST_KEYS}}
+
 
 class Cluster:
     """One connection to the scheduler for the whole run, its chosen workers checked once."""
@@ -366,6 +402,7 @@ class Cluster:
             raise ClusterError(f"cannot reach the Dask scheduler at {settings.address}: "
                                f"{type(exc).__name__}: {exc}") from None
         self.workers: list[Worker] = []
+        self.drivers: dict[str, str] = {}  # language -> its driver as checked (checkout-relative)
         self.checked = False
         self._leases: dict[str, list[str]] = {}  # worker address -> node keys
         self.link_bits: dict[tuple[str, str], float] = {}  # (from, to) worker name -> rate
@@ -400,9 +437,9 @@ class Cluster:
         if self.checked:
             return
         self.workers = self.choose()
-        relative = {lang: _relative(path) for lang, path in drivers.items()}
-        mine = worker_facts(relative)
-        facts = self.run_each(worker_facts, relative)
+        self.drivers = {lang: _relative(path) for lang, path in drivers.items()}
+        mine = worker_facts(self.drivers)
+        facts = self.run_each(worker_facts, self.drivers)
         problems = []
         for worker in self.workers:
             worker.facts = facts[worker.address]
@@ -425,6 +462,136 @@ class Cluster:
             raise ClusterError("the cluster's hosts do not match the harness: "
                                + "; ".join(problems))
         self.checked = True
+
+    def check_units(self) -> None:
+        """Every chosen worker holds exactly one UNIT_RESOURCE, so Dask gives it one unit at a
+        time; one that does not is named."""
+        found = self.client.scheduler_info(n_workers=-1)["workers"]
+        held = {w.label(): (found.get(w.address) or {}).get("resources", {}).get(UNIT_RESOURCE)
+                for w in self.workers}
+        wrong = [f"{label} holds {UNIT_RESOURCE}={count}" for label, count in held.items()
+                 if count != 1]
+        if wrong:
+            raise ClusterError(f"every worker must be started with --resources "
+                               f"{UNIT_RESOURCE}=1 (one unit measured at a time on a host): "
+                               + "; ".join(wrong))
+
+    def provide(self, files: list[Path]) -> None:
+        """Makes every chosen worker see `files` (the units' datasets) as the harness does: a
+        worker with each at the same path and the same sha256 (a shared filesystem, or a copy
+        of its own) uses it; a file it lacks is copied there (removed at the end of the run);
+        a file that differs there is named with its host, never overwritten."""
+        mine = {str(f): file_sha256(str(f)) for f in files}
+        seen = self.run(worker_share, list(mine), "", workers=[w.address for w in self.workers],
+                        timeout_s=_hash_timeout(files))
+        for worker in self.workers:
+            answer = seen[worker.address]
+            if isinstance(answer, Exception):
+                raise ClusterError(f"{worker.label()}: {type(answer).__name__}: {answer}")
+            for path, digest in mine.items():
+                theirs = answer["files"].get(path)
+                if theirs is None:
+                    self.ship(worker, Path(path), digest)
+                elif theirs != digest:
+                    raise ClusterError(f"{worker.label()}: {path} differs there (sha256 "
+                                       f"{theirs}, here {digest}); serbench does not overwrite "
+                                       f"a host's data: remove it there or make it the same")
+
+    def ship(self, worker: "Worker", path: Path, digest: str) -> None:
+        """Copies a file of the harness's to the same path on the worker (SHIP_CHUNK per
+        call), verified by sha256; removed at the end of the run (`close`)."""
+        with open(path, "rb") as f:
+            offset = 0
+            while True:
+                chunk = f.read(SHIP_CHUNK)
+                if not chunk and offset:
+                    break
+                self.call(worker, worker_put, str(path), offset, chunk)
+                offset += len(chunk)
+                if not chunk:
+                    break
+        there = self.call(worker, worker_share, [str(path)], "",
+                          timeout_s=_hash_timeout([path]))["files"][str(path)]
+        if there != digest:
+            raise ClusterError(f"{worker.label()}: {path} copied, but reads back with sha256 "
+                               f"{there}, not {digest}")
+        self.shipped.setdefault(worker.address, set()).add(str(path))
+
+    def call(self, worker: "Worker", function, *args, timeout_s: float = CALL_TIMEOUT_S):
+        """`function(*args)` on one worker; its answer, or a ClusterError naming the host."""
+        answer = self.run(function, *args, workers=[worker.address],
+                          timeout_s=timeout_s)[worker.address]
+        if isinstance(answer, Exception):
+            raise ClusterError(f"{worker.label()}: {function.__name__}: "
+                               f"{type(answer).__name__}: {answer}")
+        return answer
+
+    def units(self, function, units: list) -> Iterator[tuple[int, "Worker | None", object]]:
+        """`function(unit)` for every unit, each a Dask task on the chosen workers holding
+        their UNIT_RESOURCE (one unit at a time per worker; Dask decides which runs which).
+        Yields (index, worker, answer) as each unit ends: its answer, or a ClusterError naming
+        the host it failed on. Every wait is bounded: a unit whose worker died fails; when
+        no chosen worker is left or the scheduler is lost, the units still waiting fail."""
+        run = secrets.token_hex(6)
+        addresses = [w.address for w in self.workers]
+        pending = {self.client.submit(worker_unit, f"{run}-{i}", function, unit,
+                                      key=f"{UNIT_MARK}-{run}-{i}", workers=addresses,
+                                      resources={UNIT_RESOURCE: 1}, pure=False): i
+                   for i, unit in enumerate(units)}
+        submitted = list(pending)
+        try:
+            while pending:
+                ended = [f for f in pending if f.done()]
+                for future in ended:
+                    i = pending.pop(future)
+                    yield i, *self._unit_answer(future, f"{run}-{i}")
+                gone = None if ended else self._workers_gone(addresses)
+                for future in list(pending) if gone else ():
+                    yield pending.pop(future), None, ClusterError(gone)
+                if pending and not ended:
+                    time.sleep(POLL_S)
+        finally:  # the answers taken, and those never to come (Ctrl-C, no worker left)
+            try:
+                self.client.cancel(submitted)
+            except Exception:  # the scheduler is gone, and its tasks with it
+                pass
+
+    def _unit_answer(self, future, mark: str) -> tuple["Worker | None", object]:
+        """The worker a unit ran on and its answer, or a ClusterError naming the host."""
+        try:
+            answer = future.result(timeout=CALL_TIMEOUT_S)
+        except Exception as exc:  # raised on its worker, or cancelled with the scheduler
+            worker = self._worker_at(self._began(mark))
+            where = worker.label() if worker else f"the cluster at {self.settings.address}"
+            return worker, ClusterError(f"the unit failed on {where}: "
+                                        f"{type(exc).__name__}: {exc}")
+        if "lost" in answer:
+            worker = self._worker_at(answer["lost"])
+            return worker, ClusterError(f"{worker.label() if worker else answer['lost']} died or "
+                                        "left while measuring these cells (not measured again "
+                                        "elsewhere)")
+        return self._worker_at(answer["worker"]), answer["answer"]
+
+    def _began(self, mark: str) -> str | None:
+        """The address of the worker a unit began on (worker_unit's mark), if known."""
+        try:
+            return self.client.get_metadata([UNIT_MARK, mark], None)
+        except Exception:  # the scheduler is gone with its metadata
+            return None
+
+    def _worker_at(self, address: str | None) -> "Worker | None":
+        return next((w for w in self.workers if w.address == address), None)
+
+    def _workers_gone(self, addresses: list[str]) -> str | None:
+        """Why no unit can end any more (no chosen worker left, the scheduler lost), or None."""
+        try:
+            present = set(self.client.scheduler_info(n_workers=-1)["workers"])
+        except Exception as exc:
+            return f"the scheduler at {self.settings.address} is lost: {type(exc).__name__}: {exc}"
+        if present & set(addresses):
+            return None
+        return (f"every chosen worker left the cluster at {self.settings.address} "
+                f"({', '.join(w.label() for w in self.workers)})")
 
     def run_each(self, function, *args, workers: list[Worker] | None = None) -> dict:
         """`function(*args)` on every chosen worker, each answer or exception by address."""
@@ -495,6 +662,12 @@ class Cluster:
             self.client.close(timeout=10)
         except Exception:
             pass
+
+
+def _hash_timeout(files: list) -> float:
+    """How long a worker may take to hash `files`: CALL_TIMEOUT_S, and their bytes at
+    HASH_BYTES_PER_S."""
+    return CALL_TIMEOUT_S + sum(Path(f).stat().st_size for f in files) / HASH_BYTES_PER_S
 
 
 def _relative(path: Path) -> str:
@@ -605,9 +778,7 @@ class DaskPlacement(Placement):
                 "cluster": self.cluster.settings.address,
                 "measured_bit": {pair: round(bits) for pair, bits in self.measured.items()},
                 "files_copied_to": sorted(w.name for w in self.private.values()),
-                "hosts": {name: {"worker": w.name, "address": w.address,
-                                 **{k: w.facts.get("host", {}).get(k) for k in HOST_KEYS}}
-                          for name, w in self.used.items()}}
+                "hosts": {name: w.describe() for name, w in self.used.items()}}
 
     def share(self, files: list[Path], work: Path) -> None:
         """Makes every chosen worker see `files` (the cell's node inputs) and the work
@@ -631,7 +802,7 @@ class DaskPlacement(Placement):
                 raise ClusterError(f"{worker.label()}: {type(answer).__name__}: {answer}")
             if answer["probe"] != token:
                 self.private[worker.address] = worker
-                self._call(worker, worker_mkdir, str(work))
+                self.cluster.call(worker, worker_mkdir, str(work))
             for path, digest in mine.items():
                 theirs = answer["files"].get(path)
                 if theirs == digest:
@@ -641,47 +812,23 @@ class DaskPlacement(Placement):
                     raise ClusterError(f"{worker.label()}: node input {path} {what} there "
                                        f"(sha256 {digest} here), though it shares the run's "
                                        f"work directory")
-                self._ship(worker, Path(path), digest)
-
-    def _call(self, worker: Worker, function, *args):
-        answer = self.cluster.run(function, *args, workers=[worker.address])[worker.address]
-        if isinstance(answer, Exception):
-            raise ClusterError(f"{worker.label()}: {function.__name__}: "
-                               f"{type(answer).__name__}: {answer}")
-        return answer
-
-    def _ship(self, worker: Worker, path: Path, digest: str) -> None:
-        with open(path, "rb") as f:
-            offset = 0
-            while True:
-                chunk = f.read(SHIP_CHUNK)
-                if not chunk and offset:
-                    break
-                self._call(worker, worker_put, str(path), offset, chunk)
-                offset += len(chunk)
-                if not chunk:
-                    break
-        there = self._call(worker, worker_share, [str(path)], "")["files"][str(path)]
-        if there != digest:
-            raise ClusterError(f"{worker.label()}: {path} copied, but reads back with sha256 "
-                               f"{there}, not {digest}")
-        self.cluster.shipped.setdefault(worker.address, set()).add(str(path))
+                self.cluster.ship(worker, Path(path), digest)
 
     def collect(self) -> None:
         """Brings back what the nodes wrote in the work directory of workers that do not
         share it (the outputs the harness reads back), each verified by sha256."""
         for worker in self.private.values():
-            for path, size in self._call(worker, worker_list, str(self.work)).items():
+            for path, size in self.cluster.call(worker, worker_list, str(self.work)).items():
                 local = Path(path)
                 if local.is_file() and local.stat().st_size == size and \
-                        file_sha256(path) == self._call(worker, worker_share, [path],
+                        file_sha256(path) == self.cluster.call(worker, worker_share, [path],
                                                         "")["files"][path]:
                     continue  # an input the harness wrote
                 local.parent.mkdir(parents=True, exist_ok=True)
                 with open(local, "wb") as f:
                     for offset in range(0, size, SHIP_CHUNK):
-                        f.write(self._call(worker, worker_get, path, offset, SHIP_CHUNK))
-                theirs = self._call(worker, worker_share, [path], "")["files"][path]
+                        f.write(self.cluster.call(worker, worker_get, path, offset, SHIP_CHUNK))
+                theirs = self.cluster.call(worker, worker_share, [path], "")["files"][path]
                 if file_sha256(path) != theirs:
                     raise ClusterError(f"{worker.label()}: {path} came back different "
                                        f"(sha256 {file_sha256(path)}, there {theirs})")
