@@ -15,7 +15,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from .compare import IDENTITY, shift_line
+from .compare import IDENTITY, other_hosts_line, shift_line
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
 from .network.dask_placement import ClusterError
@@ -127,8 +127,9 @@ def _minutes(seconds: float) -> str:
 @click.option("--run-id", help="id of the new run (default: time-based)")
 @click.option("--keep-files", is_flag=True, help="keep the paged files the run wrote")
 @click.option("--cluster", metavar="ADDRESS",
-              help="a Dask scheduler (tcp://HOST:PORT or tls://...) whose workers run the network "
-                   "cells' nodes; overrides the plan's cluster key")
+              help="a Dask scheduler (tcp://HOST:PORT or tls://...) whose workers run every "
+                   "cell: each batch of single-machine cells on one worker, the network cells' "
+                   "nodes one per worker; overrides the plan's cluster key")
 @click.option("--resume", metavar="RUN_ID",
               help="go on with an interrupted or failed run (its plan, pin and drivers): what it "
                    "measured is kept, comparison sets it left unfinished are measured again")
@@ -325,15 +326,18 @@ COMPARE_COLUMNS = (*IDENTITY, "status_a", "status_b", "median_a_ns", "median_b_n
 @click.argument("run_b")
 @click.option("--allow-incomplete", is_flag=True, help="accept runs that did not complete")
 @click.option("--limit", type=int, default=0, help="show only the first N rows (0 = all)")
+@click.option("--across-hosts", is_flag=True,
+              help="also compare a cell that ran on different cluster hosts in the two runs")
 @format_option
 def compare_command(run_a: str, run_b: str, allow_incomplete: bool, limit: int,
-                    fmt: str = "table") -> None:
+                    across_hosts: bool = False, fmt: str = "table") -> None:
     """Median total time per cell of two runs, ranked by the ratio B / A. Cells not ok in
-    both runs follow, without numbers."""
+    both runs follow, without numbers; cells that ran on different cluster hosts are counted
+    apart, unless --across-hosts."""
     from .compare import compare_runs
 
     with Results(read_only=True) as results:
-        comparison = compare_runs(results, run_a, run_b, allow_incomplete)
+        comparison = compare_runs(results, run_a, run_b, allow_incomplete, across_hosts)
     ranked = comparison.rows[:limit] if limit > 0 else comparison.rows
     rows = [_compared(row) for row in ranked] + [
         {**identity, "status_a": a, "status_b": b} for identity, a, b in comparison.not_ok]
@@ -359,6 +363,7 @@ def _compare_document(comparison) -> dict:
             "slower": verdicts["slower"], "faster": verdicts["faster"],
             "no_difference": verdicts["no difference"], "only_a": comparison.only_a,
             "only_b": comparison.only_b, "not_ok": len(comparison.not_ok),
+            "other_hosts": len(comparison.other_hosts),
             "geometric_mean_by_task": comparison.task_means(),
             "shift": _shift_document(comparison.shift),
             "shift_by_task": {task: _shift_document(shift)
@@ -401,6 +406,8 @@ def _compare_summary(comparison) -> list[str]:
     lines += [f"{m.name}: {m.ratio - 1:+.1%} over its {m.cells} cells beyond "
               f"the run's shift, apart from the other methods (z = {m.score:+.1f})"
               for m in comparison.methods]
+    if comparison.other_hosts:
+        lines.append(other_hosts_line(comparison))
     if comparison.hosts:
         lines.append(f"the runs are from different hosts ({comparison.hosts[0]} and "
                      f"{comparison.hosts[1]}): each ratio also compares the machines")

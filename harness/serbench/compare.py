@@ -25,6 +25,10 @@ judged against real run-to-run variation, not its own samples alone (stats.py):
 
 Each ratio also carries the 95 % interval of the ratio of medians from the two runs' own
 samples (a seeded percentile bootstrap): what the samples alone would claim.
+
+A cell of a cluster run names the host it ran on (runner.run_units); a cell that ran on
+different hosts in the two runs is not compared (its ratio would compare the machines)
+unless `across_hosts`: it is counted apart.
 """
 from __future__ import annotations
 
@@ -55,7 +59,8 @@ SELECT {", ".join(f"c.{k}" for k in IDENTITY)}, c.status,
             ORDER BY s.rep, json_extract(s.extra, '$.fork')) FILTER (NOT s.warmup) AS rounds,
        c.params,
        count(DISTINCT json_extract(s.extra, '$.fork')) AS forks,
-       bool_or(json_extract(s.extra, '$.floor_ns') IS NOT NULL) AS floor_paired
+       bool_or(json_extract(s.extra, '$.floor_ns') IS NOT NULL) AS floor_paired,
+       coalesce(json_extract_string(c.counters, '$.host.worker'), '') AS host
 FROM cells c LEFT JOIN samples s ON s.run_id = c.run_id AND s.cell_id = c.cell_id
 WHERE c.run_id = ?
 GROUP BY ALL
@@ -112,6 +117,8 @@ class Comparison:
     only_a: int = 0
     only_b: int = 0
     not_ok: list[tuple[dict, str, str]] = field(default_factory=list)  # identity, status A, B
+    # cells that ran on different cluster hosts in the two runs, not compared: identity, hosts
+    other_hosts: list[tuple[dict, str, str]] = field(default_factory=list)
     hosts: tuple[str, str] | None = None  # the two host names, when they differ
     shift: stats.Shift | None = None  # the run-wide shift B / A (judge)
     task_shifts: dict[str, stats.Shift] = field(default_factory=dict)
@@ -237,7 +244,7 @@ def _geometric_mean(rows: list[Row]) -> float | None:
 
 
 def compare_runs(results: Results, run_a: str, run_b: str,
-                 allow_incomplete: bool = False) -> Comparison:
+                 allow_incomplete: bool = False, across_hosts: bool = False) -> Comparison:
     for run_id in (run_a, run_b):
         results.require_run(run_id, allow_incomplete)
     a, b = _medians(results, run_a), _medians(results, run_b)
@@ -245,34 +252,39 @@ def compare_runs(results: Results, run_a: str, run_b: str,
                             only_b=len(b.keys() - a.keys()),
                             hosts=hosts(results, run_a, run_b))
     for key in a.keys() & b.keys():
-        (status_a, times_a, how_a, rounds_a), (status_b, times_b, how_b, rounds_b) = \
-            a[key], b[key]
+        (status_a, times_a, how_a, rounds_a, host_a), (status_b, times_b, how_b, rounds_b,
+                                                       host_b) = a[key], b[key]
         identity = dict(zip(IDENTITY, key))
-        if status_a == status_b == "ok" and times_a and times_b:
+        if host_a != host_b and not across_hosts:
+            comparison.other_hosts.append((identity, host_a, host_b))
+        elif status_a == status_b == "ok" and times_a and times_b:
             comparison.rows.append(Row(identity, times_a, times_b, differences(how_a, how_b),
                                        rounds_a, rounds_b))
         elif status_a != "unsupported" or status_b != "unsupported":
             comparison.not_ok.append((identity, status_a, status_b))
     comparison.rows.sort(key=lambda r: (-r.ratio, tuple(map(str, r.identity.values()))))
     comparison.not_ok.sort(key=lambda item: tuple(map(str, item[0].values())))
+    comparison.other_hosts.sort(key=lambda item: tuple(map(str, item[0].values())))
     judge(comparison)
     return comparison
 
 
-def _medians(results: Results, run_id: str) -> dict[tuple, tuple[str, list[int], dict, dict]]:
-    """identity -> (status, measured samples' total times, protocol, round observations)."""
+def _medians(results: Results,
+             run_id: str) -> dict[tuple, tuple[str, list[int], dict, dict, str]]:
+    """identity -> (status, measured samples' total times, protocol, round observations,
+    cluster host)."""
     rows = results.con.execute(MEDIANS, [run_id]).fetchall()
     width = len(IDENTITY)
     out = {}
     for row in rows:
-        status, times, rounds, params, forks, floor_paired = row[width:]
+        status, times, rounds, params, forks, floor_paired, host = row[width:]
         params = json.loads(params) if params else {}
         protocol = {k: params.get(k) for k in PROTOCOL_PARAMS}
         samples = [{"warmup": False, "total_ns": t, "round": r}
                    for t, r in zip(times or [], rounds or [])]
         out[tuple(row[:width])] = (status, list(times or []), {**protocol, "forks": forks,
                                                     "floor paired": bool(floor_paired)},
-                                   stats.observations(samples))
+                                   stats.observations(samples), host)
     return out
 
 
@@ -301,6 +313,13 @@ def differences(a: dict, b: dict) -> list[str]:
     """`key A -> B` for every protocol setting the two cells did not share."""
     return [f"{k} {a.get(k)} -> {b.get(k)}" for k in sorted(a.keys() | b.keys())
             if a.get(k) != b.get(k)]
+
+
+def other_hosts_line(comparison: Comparison) -> str:
+    """How many cells were left out for having run on different cluster hosts."""
+    return (f"{len(comparison.other_hosts):,} cells ran on different hosts in the two runs "
+            "(a cluster's workers, or a cluster and this machine): not compared, since each "
+            "ratio would compare the machines (--across-hosts compares them)")
 
 
 def shift_line(shift: stats.Shift | None) -> str:

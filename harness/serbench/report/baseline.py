@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..compare import Comparison, label, shift_line
+from ..compare import Comparison, label, other_hosts_line, shift_line
 from .blocks import Facts, Row, Section, Table
 from .units import multiple
 
@@ -26,6 +26,8 @@ def baseline_section(comparison: Comparison) -> Section:
     facts.append(("not compared", f"{comparison.only_a:,} only in the baseline, "
                                   f"{comparison.only_b:,} only in this run, "
                                   f"{len(comparison.not_ok):,} not ok in at least one"))
+    if comparison.other_hosts:
+        facts.append(("other hosts", other_hosts_line(comparison)))
     if comparison.hosts:
         facts.append(("hosts differ", f"{comparison.hosts[0]} (baseline) and "
                                       f"{comparison.hosts[1]} (this run): each ratio also "

@@ -19,14 +19,17 @@ from .render import render_run
               help="report a run that is running, failed or interrupted")
 @click.option("--baseline", help="another run to compare this one with, in a section of its "
                                  "own (ratios with 95 % intervals and verdicts)")
+@click.option("--across-hosts", is_flag=True,
+              help="on a cluster run, rank and compare cells of different hosts together "
+                   "(default: a ranking per host)")
 def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool,
-                   baseline: str | None) -> None:
+                   baseline: str | None, across_hosts: bool = False) -> None:
     """Self-contained HTML report with plots, a Markdown summary, and tables.md (Markdown
     tables to paste into a design doc), of one run."""
     try:
         run_id = run_id or latest_complete_run(db_path())
         html, markdown = render_run(db_path(), run_id, out or home() / "reports" / run_id,
-                                    allow_incomplete, baseline)
+                                    allow_incomplete, baseline, across_hosts)
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(html)

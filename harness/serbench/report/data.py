@@ -113,6 +113,19 @@ class Cell:
         """Only ok cells with measured samples become numbers; the rest are shown as a status."""
         return self.status == "ok" and self.total is not None
 
+    @property
+    def host(self) -> str:
+        """The cluster host a single-machine cell ran on (runner.run_units), "" for a cell
+        measured on the harness's machine or a network cell (its nodes on many hosts)."""
+        host = self.counters.get("host")
+        return host_name(host) if host else ""
+
+
+def host_name(host: dict) -> str:
+    """A placed host: its Dask worker's name, and its hostname where that differs."""
+    worker, hostname = host.get("worker") or "unnamed worker", host.get("hostname")
+    return f"{worker} ({hostname})" if hostname and hostname != worker else worker
+
 
 @dataclass(frozen=True)
 class RunData:

@@ -11,6 +11,7 @@ link rate (link_views.py)."""
 from __future__ import annotations
 
 from .blocks import Row, Table
+from .data import host_name
 from .series import LANGUAGES, TRUSTING, UNSTEADY, canonical, marks, ok_status
 from .task_views import _cells, _status_rows
 from .units import byte_size, multiple, number, unit_for
@@ -30,12 +31,6 @@ CLUSTER = "cluster"  # the network of cells the Dask placement ran (dask_placeme
 
 def _gbit(bits: float) -> str:
     return f"{bits / 1e9:.3g} Gbit/s"
-
-
-def host_name(host: dict) -> str:
-    """A placed host: its Dask worker's name, and its hostname where that differs."""
-    worker, hostname = host.get("worker") or "unnamed worker", host.get("hostname")
-    return f"{worker} ({hostname})" if hostname and hostname != worker else worker
 
 
 def node_host(c, node: str) -> str:

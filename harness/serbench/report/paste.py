@@ -36,7 +36,7 @@ def _tables(models: list[TaskModel]) -> dict[str, dict[str, tuple[int, dict[str,
             if s.is_floor or cell is None or not cell.measured:
                 continue
             where = " · ".join(filter(None, [s.key.depth, s.key.setting]))
-            _, medians = found[where].setdefault(tm.model, (tm.n, {}))
+            _, medians = found[where].setdefault(tm.where, (tm.n, {}))
             medians[label_without(s, s.key.depth, s.key.setting)] = cell.total.median
     return found
 

@@ -25,9 +25,10 @@ from .summary import summary_section
 from .tasks import TaskModel, task_models, task_section
 
 
-def run_tasks(data: RunData) -> dict[str, list[TaskModel]]:
+def run_tasks(data: RunData, across_hosts: bool = False) -> dict[str, list[TaskModel]]:
     palette = Palette({c.method for c in data.cells if not c.is_floor})
-    return task_models(data.cells, palette, noise.from_json(data.run.params.get("noise")))
+    return task_models(data.cells, palette, noise.from_json(data.run.params.get("noise")),
+                       across_hosts)
 
 
 def build_sections(data: RunData, tasks: dict[str, list[TaskModel]] | None = None
@@ -100,15 +101,17 @@ def render_html(data: RunData, sections: list[Section]) -> str:
 
 
 def render_run(db_path: Path, run_id: str, out_dir: Path, allow_incomplete: bool = False,
-               baseline: str | None = None) -> tuple[Path, Path]:
+               baseline: str | None = None, across_hosts: bool = False) -> tuple[Path, Path]:
     """Write out_dir/report.html, report.md and tables.md (Markdown tables to paste) for one
     run; refuses an incomplete run unless allow_incomplete. With a baseline run, a section
-    compares the two. Returns (html path, markdown path)."""
+    compares the two. Cells of two cluster hosts are ranked and compared apart unless
+    across_hosts. Returns (html path, markdown path)."""
     data = load_run(Path(db_path), run_id, allow_incomplete)
-    tasks = run_tasks(data)
+    tasks = run_tasks(data, across_hosts)
     sections = build_sections(data, tasks)
     if baseline is not None:
-        sections.insert(1, baseline_section(_compare(Path(db_path), baseline, run_id)))
+        sections.insert(1, baseline_section(_compare(Path(db_path), baseline, run_id,
+                                                     across_hosts)))
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     html_path, md_path = out_dir / "report.html", out_dir / "report.md"
@@ -118,9 +121,9 @@ def render_run(db_path: Path, run_id: str, out_dir: Path, allow_incomplete: bool
     return html_path, md_path
 
 
-def _compare(db_path: Path, baseline: str, run_id: str) -> Comparison:
+def _compare(db_path: Path, baseline: str, run_id: str, across_hosts: bool) -> Comparison:
     try:
         with Results(db_path, read_only=True) as results:
-            return compare_runs(results, baseline, run_id)
+            return compare_runs(results, baseline, run_id, across_hosts=across_hosts)
     except ResultsError as exc:
         raise ReportError(f"baseline: {exc}") from None

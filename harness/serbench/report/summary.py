@@ -78,7 +78,7 @@ def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Ta
             continue
         for tm in models:
             for where, entries in compared_groups(tm).items():
-                rows.append(_row(task, tm.model, where, entries, languages, tm.noise_of))
+                rows.append(_row(task, tm.where, where, entries, languages, tm.noise_of))
     return Table("Fastest and slowest per language, at equal depth and setting",
                  ["task", "model", "at", *languages, "spread"], rows,
                  "Per language: its fastest implementations, median time and multiple of the "

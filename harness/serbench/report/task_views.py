@@ -60,7 +60,7 @@ def par_views(tm) -> list:
         if c.n == tm.n and c.measured:
             lines[_base_label(s, ())].append((c.threads or 1, s, c))
     if not lines:
-        return [Table(f"read_par · {tm.model}: nothing measured", ["implementation", "n",
+        return [Table(f"read_par · {tm.where}: nothing measured", ["implementation", "n",
                                                                    "status"],
                       _status_rows(_cells(tm), 3), badge=2)]
     traces, rows = [], []
@@ -79,7 +79,7 @@ def par_views(tm) -> list:
             rows.append(Row([label, f"{t}", f"{number(unit.of(c.total.median))} {unit.name}",
                              f"{r:,.0f}", f"{r / one:.2f}x" if one else "",
                              f"{c.reps:,}", ok_status(c)]))
-    layout = _layout(f"read_par · {tm.model}: throughput against threads at n = {tm.n:,}",
+    layout = _layout(f"read_par · {tm.where}: throughput against threads at n = {tm.n:,}",
                      420, xaxis=_axis("threads", dtick=1), yaxis=_axis("objects per second"),
                      legend=TOP_LEGEND)
     plot = Plot(f"plot-{tm.slug}-threads", {"data": traces, "layout": layout},
@@ -89,7 +89,7 @@ def par_views(tm) -> list:
     columns = ["implementation", "threads", "median time", "objects / s", "× 1 thread", "reps",
                "status"]
     failed = [(s, c) for s, c in _cells(tm) if c.n == tm.n]
-    table = Table(f"read_par · {tm.model} at n = {tm.n:,}", columns,
+    table = Table(f"read_par · {tm.where} at n = {tm.n:,}", columns,
                   rows + _status_rows(failed, len(columns)), numeric=frozenset({1, 2, 3, 4, 5}),
                   badge=len(columns) - 1)
     return [plot, table]
@@ -125,7 +125,7 @@ def sort_views(tm) -> list:
                  for b, s, c in points]
     blocks = []
     if time_traces:
-        layout = _layout(f"sort_dedup · {tm.model}: time and peak RSS against the budget", 420,
+        layout = _layout(f"sort_dedup · {tm.where}: time and peak RSS against the budget", 420,
                          xaxis=_axis("memory budget (bytes)", log=True, domain=[0, 0.45]),
                          yaxis=_axis("median time (s)"),
                          xaxis2=_axis("memory budget (bytes)", log=True, domain=[0.55, 1],
@@ -135,7 +135,7 @@ def sort_views(tm) -> list:
                                                      "layout": layout},
                            "Left: median total time of both phases. Right: the driver's peak "
                            "RSS (VmHWM, reset at the task's start) against the budget."))
-    blocks.append(Table(f"sort_dedup · {tm.model}", columns,
+    blocks.append(Table(f"sort_dedup · {tm.where}", columns,
                         rows + _status_rows(_cells(tm), len(columns)),
                         "Each output checked: the dataset's distinct count and the sequence "
                         "checksum of its distinct objects in total order. Raw floor: the "
@@ -206,14 +206,14 @@ def memory_views(tm) -> list:
                                   for _, c in at_n],
                             "marker": {"color": [tm.palette(s.key.method) for s, _ in at_n]},
                             "hovertemplate": "%{y}<br>%{x:,.1f} B per object<extra></extra>"}],
-                  "layout": _layout(f"memory · {tm.model}: retained bytes per object at "
+                  "layout": _layout(f"memory · {tm.where}: retained bytes per object at "
                                     f"n = {tm.n:,}", max(260, 110 + 24 * len(at_n)),
                                     xaxis=_axis("bytes per object"),
                                     yaxis={"autorange": "reversed", "automargin": True})}
         blocks.append(Plot(f"plot-{tm.slug}-bytes", figure,
                            "Live heap after materializing n objects minus before, per object "
                            "(the container included), by the accounting each row names."))
-    blocks.append(Table(f"memory · {tm.model}", columns,
+    blocks.append(Table(f"memory · {tm.where}", columns,
                         rows + _status_rows(_cells(tm), len(columns)),
                         numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1))
     return blocks
@@ -279,8 +279,8 @@ def micro_views(tm) -> list:
     sweep = any("k" in _settings(s.key.setting) for s, _ in measured)
     blocks = [_sweep_plot(tm, measured) if sweep else _buffer_plot(tm, measured)] \
         if measured else []
-    blocks.append(Table(f"micro · {tm.model} at n = {tm.n:,}" if tm.n else
-                        f"micro · {tm.model}", columns,
+    blocks.append(Table(f"micro · {tm.where} at n = {tm.n:,}" if tm.n else
+                        f"micro · {tm.where}", columns,
                         rows + _status_rows(_cells(tm), len(columns)),
                         "Per object: the repetition's encode (or decode) time over n objects × "
                         "iterations, median over repetitions; round trip: both. MB/s: encoded "
@@ -305,7 +305,7 @@ def _buffer_plot(tm, measured) -> Plot:
                            "hovertemplate": f"%{{y}}<br>{phase} {buffer} %{{x:,.4~g}} ns per "
                                             "object<extra></extra>"})
     height = max(280, 110 + 60 * len({_base_label(s, ("buffer",)) for s, _ in measured}))
-    layout = _layout(f"micro · {tm.model}: ns per object, fresh and reused buffers", height,
+    layout = _layout(f"micro · {tm.where}: ns per object, fresh and reused buffers", height,
                      barmode="group", xaxis=_axis("ns per object"),
                      yaxis={"autorange": "reversed", "automargin": True}, legend=TOP_LEGEND)
     return Plot(f"plot-{tm.slug}-buffers", {"data": traces, "layout": layout},
@@ -325,7 +325,7 @@ def _sweep_plot(tm, measured) -> Plot:
                        "y": [_per_object(c, f"{phase}_ns") for _, c, _ in points],
                        **_marker(points[0][2], tm.palette,
                                  (phase == "decode") * 2 + ("reused" in label))})
-    layout = _layout(f"micro · {tm.model}: ns per object against k", 460,
+    layout = _layout(f"micro · {tm.where}: ns per object against k", 460,
                      xaxis=_axis("k (strings and ints per object)", log=True),
                      yaxis=_axis("ns per object", log=True), legend=TOP_LEGEND)
     return Plot(f"plot-{tm.slug}-sweep", {"data": traces, "layout": layout},

@@ -1,9 +1,11 @@
-"""Per-task sections, one subsection per model: what a task's section shows follows from its
+"""Per-task sections, one subsection per model (and per host on a cluster, so that no ranking
+mixes two machines): what a task's section shows follows from its
 descriptor's `view` (tasks/spec.py); a task this harness does not know still gets the generic
 timed section (time against n, cpu/io split, ranking).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,10 +32,16 @@ class TaskModel:
     shared_n: bool
     palette: Palette
     noise: Profile  # the run-to-run noise a rank step must clear, as the run recorded it
+    host: str = ""  # the cluster host its cells ran on (Cell.host); "" on one machine
 
     @property
     def slug(self) -> str:
-        return f"{self.task}-{self.model}"
+        return "-".join(filter(None, [self.task, self.model, re.sub(r"\W+", "-", self.host)]))
+
+    @property
+    def where(self) -> str:
+        """Its model, and its host on a cluster: what its titles name."""
+        return self.model + (f" on {self.host}" if self.host else "")
 
     @property
     def n_note(self) -> str:
@@ -59,7 +67,7 @@ def time_plot(tm: TaskModel) -> list:
     if len({n for s in tm.series for n in s.measured_ns}) < 2:
         return []  # one n (e.g. a write of the whole dataset): the cpu/io bars show it
     figure = time_figure(tm.series, tm.floors, tm.palette,
-                         f"{tm.task} · {tm.model}: time against n")
+                         f"{tm.task} · {tm.where}: time against n")
     if figure is None:
         return []
     return [Plot(f"plot-{tm.slug}-time", figure,
@@ -73,7 +81,7 @@ def time_plot(tm: TaskModel) -> list:
 def cpu_io_plot(tm: TaskModel) -> list:
     floors = tm.floors
     bars = floors + [s for s in tm.series if not s.is_floor]
-    figure = cpu_io_figure(bars, tm.n, f"{tm.task} · {tm.model}: cpu and io") if tm.n else None
+    figure = cpu_io_figure(bars, tm.n, f"{tm.task} · {tm.where}: cpu and io") if tm.n else None
     if figure is None:
         return []
     caption = (f"Bar length: the median total time over the measured repetitions (warm-ups "
@@ -155,7 +163,7 @@ def ranking_table(tm: TaskModel, ranking: Ranking) -> Table:
     if with_jit:
         caption += (" Cold JIT: the first repetition the cell's fresh JVM timed (after only the "
                     "round-trip check of the dataset), shown apart and never in the median.")
-    return Table(f"Ranking: {tm.task} · {tm.model}, {depth}{at}", columns, rows, caption,
+    return Table(f"Ranking: {tm.task} · {tm.where}, {depth}{at}", columns, rows, caption,
                  numeric=frozenset(range(2, len(columns) - 1)), badge=len(columns) - 1)
 
 
@@ -214,20 +222,21 @@ def spec_for(task: str) -> Shown:
     return Shown(spec.title, spec.what, VIEWS[spec.view])
 
 
-def task_models(cells: list[Cell], palette: Palette,
-                noise: Profile = DEFAULT) -> dict[str, list[TaskModel]]:
+def task_models(cells: list[Cell], palette: Palette, noise: Profile = DEFAULT,
+                across_hosts: bool = False) -> dict[str, list[TaskModel]]:
     """Every task × model of the run, tasks and models in their canonical order; `noise`: the
-    run-to-run noise its rankings must clear, as the run recorded it."""
-    grouped: dict[str, dict[str, list[Cell]]] = defaultdict(lambda: defaultdict(list))
+    run-to-run noise its rankings must clear, as the run recorded it. On a cluster, one per
+    host too, so that cells of two hosts are never ranked together, unless `across_hosts`."""
+    grouped: dict[str, dict[tuple, list[Cell]]] = defaultdict(lambda: defaultdict(list))
     for cell in cells:
-        grouped[cell.task][cell.model].append(cell)
+        grouped[cell.task][(cell.model, "" if across_hosts else cell.host)].append(cell)
     result = {}
     for task in sorted(grouped, key=lambda t: canonical(t, TASKS)):
         result[task] = []
-        for model in sorted(grouped[task], key=lambda m: canonical(m, MODELS)):
-            series = build_series(grouped[task][model])
+        for model, host in sorted(grouped[task], key=lambda k: (canonical(k[0], MODELS), k[1])):
+            series = build_series(grouped[task][(model, host)])
             n, shared = chosen_n(series)
-            result[task].append(TaskModel(task, model, series, n, shared, palette, noise))
+            result[task].append(TaskModel(task, model, series, n, shared, palette, noise, host))
     return result
 
 
@@ -263,5 +272,5 @@ def task_section(task: str, models: list[TaskModel]) -> Section | None:
     section = Section(f"task-{task}", spec.title, intro)
     for tm in models:
         blocks = [block for build in spec.builders for block in build(tm)]
-        section.children.append(Section(tm.slug, f"{spec.title} · {tm.model}", blocks=blocks))
+        section.children.append(Section(tm.slug, f"{spec.title} · {tm.where}", blocks=blocks))
     return section
