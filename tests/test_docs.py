@@ -171,7 +171,7 @@ def driver_failure_kinds() -> set[str]:
 
 
 # cell failures the harness finds itself, outside the protocol and the driver process
-HARNESS_CELL_KINDS = {"no_input", "sizes"}
+HARNESS_CELL_KINDS = {"no_input", "sizes", "cluster"}
 
 
 def test_every_error_kind_the_harness_records_is_a_protocol_or_harness_kind():

@@ -8,7 +8,9 @@ checksums through the cluster equal the loopback placement's on the same data; a
 that does not match the harness is named before anything is timed; a worker killed with -9
 mid-cell fails the cell within 30 s naming its host, and no node process is left behind; a
 node's lease kills it when its worker or its harness is gone; over TLS, nodes share one worker
-only when the plan allows it.
+only when the plan allows it. Single-machine cells run batch by batch on the workers (each
+holding one `serbench` resource) and give the cells and checksums of a local run, each naming
+its host, no comparison set across two; a worker whose driver differs is refused by name.
 
 The namespace tests are skipped (with the reason) only where namespaces cannot be made (not
 root); the lease and TLS tests run anywhere."""
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -26,20 +29,24 @@ from pathlib import Path
 
 import pytest
 
+from serbench.compare import IDENTITY, SET_KEYS
+from serbench.driver import env_var
 from serbench.network import namespaces
 from serbench.network.cell import NetCell, NetFailure, run_cell
-from serbench.network.dask_placement import (Cluster, ClusterError, ClusterSettings,
-                                             DaskPlacement)
+from serbench.network.dask_placement import (UNIT_MARK, Cluster, ClusterError,
+                                             ClusterSettings, DaskPlacement)
 from serbench.network.fetch import Fetch
 from serbench.network.namespaces import NamespaceNetwork
 from serbench.results import Results
 
 from conftest import require
+from fake_driver import make_dataset
 from test_end_to_end import home  # noqa: F401  (the fixture)
 from test_network import (fetch_cell, parts, require_namespaces, rust,  # noqa: F401 (fixtures)
                           sparse_dataset)
 
 VENV_BIN = Path(sys.executable).parent
+MODELS_THREE = ("trade", "part", "customer")
 WORKERS = 3
 START_S = 60  # the scheduler and every worker up, or the fixture fails
 
@@ -89,13 +96,15 @@ class DaskOnNamespaces:
             ns = self.network.namespace(i)
             worker = [str(VENV_BIN / "dask"), "worker", self.address, "--name", f"node{i + 1}",
                       "--host", self.network.address(i), "--nthreads", "1", "--no-dashboard",
-                      "--no-nanny", "--memory-limit", "0", "--death-timeout", "60"]
+                      "--no-nanny", "--memory-limit", "0", "--death-timeout", "60",
+                      "--resources", "serbench=1"]
             if i == WORKERS - 1:
                 worker = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
                           f"mount -t tmpfs serbench-private {self.private} && "
                           f"mkdir {self.private / 'runs'} && exec "
                           + " ".join(worker)]
-            self._spawn(f"node{i + 1}", ["ip", "netns", "exec", ns, *worker])
+            self._spawn(f"node{i + 1}", ["ip", "netns", "exec", ns, *worker],
+                        {**os.environ, "SERBENCH_HOME": str(directory / "workers")})
         from distributed import Client
         try:
             with Client(self.address, timeout=START_S, set_as_default=False) as client:
@@ -104,10 +113,11 @@ class DaskOnNamespaces:
             logs = {name: (self.logs / f"{name}.log").read_text()[-1500:] for name in self.procs}
             raise RuntimeError(f"the cluster did not come up ({exc}): {logs}") from None
 
-    def _spawn(self, name: str, command: list[str]) -> None:
+    def _spawn(self, name: str, command: list[str], env: dict | None = None) -> None:
         log = open(self.logs / f"{name}.log", "wb")
         self.procs[name] = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
-                                            stderr=subprocess.STDOUT, start_new_session=True)
+                                            stderr=subprocess.STDOUT, start_new_session=True,
+                                            env=env)
 
     def _alive_or_fail(self, name: str, deadline: float) -> None:
         if self.procs[name].poll() is not None or time.monotonic() > deadline:
@@ -238,16 +248,84 @@ def test_every_network_task_on_three_namespaced_workers_matches_the_local_placem
         dialer = "client" if cell["task"] == "net_fetch" else "leaf1"
         assert f"{hosts[dialer]['worker']}->" in next(iter(measured))
     # nothing of the run is left on node3 (its work directories and copied inputs removed)
-    from distributed import Client
-    from serbench.network.dask_placement import worker_list
-    with Client(dask_cluster.address, set_as_default=False) as client:
-        node3 = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()
-                     if w["name"] == "node3")
-        assert client.run(worker_list, str(dask_cluster.private / "runs"),
-                          workers=[node3])[node3] == {}
+    assert workers_list(dask_cluster, "node3", dask_cluster.private / "runs") == {}
     workers = provenance["cluster"]["workers"]
     assert [w["name"] for w in workers] == ["node1", "node2", "node3"]
     assert all(w["git"]["commit"] == provenance["commit"] for w in workers)
+
+
+UNITS_PLAN = """
+name = "units"
+[params]
+dataset = "DATA"
+rounds_max = 1
+page_size = 256
+warmups = 1
+repetitions = 2
+timeout_s = 60
+n = [20]
+[[group]]
+tasks = ["write", "read_seq"]
+models = ["trade", "part", "customer"]
+methods = ["handcoded", "json"]
+languages = ["rust"]
+"""
+
+
+def test_single_machine_cells_run_batch_by_batch_on_the_workers_as_they_run_here(
+        home, tmp_path, dask_cluster):
+    from serbench.compare import compare_runs
+    from serbench.report.data import load_run
+    from serbench.report.render import render_run, run_tasks
+    # where worker node3 does not see it: its batches' data is copied there
+    data = make_dataset(dask_cluster.private / "data" / tmp_path.name, MODELS_THREE)
+    plan = tmp_path / "units.toml"
+    plan.write_text(UNITS_PLAN.replace("DATA", str(data)))
+    local, _ = run_cells(plan)
+    remote, provenance = run_cells(plan, "--cluster", dask_cluster.address)
+    assert {c["status"] for c in local + remote} == {"ok"}, \
+        [c["message"] for c in local + remote if c["status"] != "ok"]
+    identity = lambda c: tuple(c[k] for k in IDENTITY)  # noqa: E731
+    assert {identity(c): (c["got_count"], c["got_sum"]) for c in remote} == \
+        {identity(c): (c["got_count"], c["got_sum"]) for c in local}
+    hosts = {c["cell_id"]: json.loads(c["counters"])["host"]["worker"] for c in remote}
+    # three batches (one per model), three workers of one unit each: every worker had one
+    assert set(hosts.values()) == {"node1", "node2", "node3"}
+    for cell in remote:
+        assert json.loads(cell["counters"])["cluster"] == dask_cluster.address
+    # every comparison set, and so every batch, measured on one host
+    sets: dict[tuple, set] = {}
+    for cell in remote:
+        sets.setdefault(tuple(cell[k] for k in SET_KEYS), set()).add(hosts[cell["cell_id"]])
+    assert all(len(found) == 1 for found in sets.values()), sets
+    hosts_of = {c["model"]: hosts[c["cell_id"]] for c in remote}
+    # the report ranks each host's cells apart; compare only across hosts when asked
+    with Results() as results:
+        run_a, run_b = (r["run_id"] for r in results.runs())
+        kept = compare_runs(results, run_a, run_b)
+        across = compare_runs(results, run_a, run_b, across_hosts=True)
+    assert kept.rows == [] and len(kept.other_hosts) == len(local)
+    assert len(across.rows) == len([c for c in local if c["status"] == "ok"])
+    for models in run_tasks(load_run(home / "results.duckdb", run_b)).values():
+        for tm in models:
+            assert {c.host for s in tm.series for c in s.cells.values()} == {tm.host}
+            assert tm.host.split(" ")[0] in {"node1", "node2", "node3"}
+    _, markdown = render_run(home / "results.duckdb", run_b, tmp_path / "report")
+    ranked = re.findall(r"Ranking: read_seq · (\w+) on (node\d)", markdown.read_text())
+    assert set(ranked) == {(model, hosts_of[model]) for model in MODELS_THREE}
+    # node3's copies of the data removed at the end of the run
+    assert workers_list(dask_cluster, "node3", data) == {}
+    assert [w["name"] for w in provenance["cluster"]["workers"]] == ["node1", "node2", "node3"]
+
+
+def workers_list(made: DaskOnNamespaces, name: str, directory: Path) -> dict:
+    """The files a worker sees under `directory`."""
+    from distributed import Client
+    from serbench.network.dask_placement import worker_list
+    with Client(made.address, set_as_default=False) as client:
+        address = next(a for a, w in client.scheduler_info(n_workers=-1)["workers"].items()
+                       if w["name"] == name)
+        return client.run(worker_list, str(directory), workers=[address])[address]
 
 
 def test_a_missing_or_mismatched_host_is_named_before_anything_is_timed(
@@ -264,6 +342,20 @@ def test_a_missing_or_mismatched_host_is_named_before_anything_is_timed(
     assert "node1, node2, node3" in result.output
     with Results() as results:
         assert results.runs() == []  # refused before the run began
+
+    # single-machine cells: node3 sees no driver where the harness's is (its own differs)
+    copy = dask_cluster.private / "bin" / tmp_path.name / "serbench-rust"
+    copy.parent.mkdir(parents=True)
+    shutil.copy2(rust, copy)
+    monkeypatch.setenv(env_var("rust"), str(copy))
+    plan.write_text(UNITS_PLAN.replace("DATA", str(make_dataset(tmp_path / "data",
+                                                                MODELS_THREE))))
+    result = CliRunner().invoke(cli, ["run", str(plan), "--cluster", dask_cluster.address])
+    assert result.exit_code != 0
+    assert re.search(r"worker node3 on host \S+ \(tcp://" + network_prefix(dask_cluster, 2)
+                     + r".*rust driver's info differs", " ".join(result.output.split()))
+    with Results() as results:
+        assert results.runs() == []
 
     # a worker whose driver differs from the harness's is named with its host
     cluster = Cluster(ClusterSettings(dask_cluster.address))
@@ -351,6 +443,40 @@ def test_a_worker_killed_mid_cell_fails_it_naming_the_host_and_leaves_no_node(
         assert [(n.name, _group_alive(n.pid)) for n in started if _group_alive(n.pid)] == []
     finally:
         cluster.close()
+
+
+def test_a_worker_killed_mid_unit_fails_that_unit_naming_the_host(rust, dask_cluster):
+    # last in this file but the one above: node1 does not come back
+    cluster = Cluster(ClusterSettings(dask_cluster.address))
+    try:
+        cluster.check({"rust": rust})
+        node1 = next(w.address for w in cluster.workers if w.name == "node1")
+        earlier = set(marks(cluster))  # of the units other tests ran
+
+        def kill_once_begun() -> None:  # the unit on node1 under way, not merely assigned
+            deadline = time.monotonic() + 30
+            while node1 not in [a for m, a in marks(cluster).items() if m not in earlier] \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            dask_cluster.kill("node1")
+        killer = threading.Thread(target=kill_once_begun)
+        killer.start()
+        # one unit a worker (each holds one resource), each a 3 s sleep
+        answers = {worker.name if worker else None: answer for _, worker, answer
+                   in cluster.units(time.sleep, [3.0] * len(cluster.workers))}
+        killer.join()
+    finally:
+        cluster.close()
+    lost = answers.pop("node1")
+    assert isinstance(lost, ClusterError), lost
+    assert re.search(r"worker node1 on host \S+ \(tcp://" + network_prefix(dask_cluster, 0)
+                     + r".*died or left while measuring", str(lost)), str(lost)
+    assert set(answers.values()) == {None}  # the others' units ended as usual
+
+
+def marks(cluster: Cluster) -> dict[str, str]:
+    """Where each unit the scheduler has seen began (worker_unit's marks)."""
+    return cluster.client.get_metadata([UNIT_MARK], None) or {}
 
 
 def _certificates(directory: Path) -> dict[str, Path]:

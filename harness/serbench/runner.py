@@ -20,6 +20,12 @@ seeded start or id list) or, for the floor, from the file. A driver that crashes
 answers garbage fails the cell (with its stderr tail) and is replaced by a fresh one for the
 next cell of its group. An interrupted run can be resumed (`resume_plan`): the comparison
 sets it measured whole are kept, the others measured again whole, in a new sitting.
+
+With a cluster (`--cluster`), each batch's single-machine cells are one unit: measured whole,
+exactly as above, by a Dask worker's own checkout and drivers (`measure_unit`), one unit at a
+time per worker, Dask choosing the worker; their outcomes come back to be stored here, each
+cell's counters naming its host. The network cells follow here once every unit has ended
+(their nodes go to the same workers).
 """
 from __future__ import annotations
 
@@ -34,9 +40,11 @@ from . import noise, steady
 from .answers import (BadAnswer, cached_after_eviction, checked_jit_warmup, checked_samples,
                       checked_task_fields, checksum_of, failed, from_response, warm_up)
 from .cell import RAW, Cell
-from .datasets.manifest import Manifest, data_path, load_manifest
+from .datasets.manifest import Manifest, data_path, load_manifest, manifest_path
 from .driver import DriverFailure, DriverProcess, find_drivers, new_run_stamp
-from .expectations import RunError, Sample, dataset_hashes, mismatch, verify_sample
+from .expectations import (RunError, Sample, dataset_hashes, hashes_path, mismatch,
+                           verify_sample)
+from .network.dask_placement import Cluster, Worker, driver_on_worker
 from .network.measure import Networks
 from .paged import extents, file_digest, raw_checksum
 from .paths import data_root, home
@@ -98,14 +106,17 @@ class Runner:
     # every file this run writes carries it; trusting reads open no other (PROTOCOL.md 3)
     run_stamp: str = field(default_factory=new_run_stamp)
     sitting: int = 0  # which sitting of the run measures (a resumed run's are 1, 2, ...)
+    run_dir: Path | None = None  # its files: home()/runs/<run id>, or a unit's own on a worker
 
-    @property
-    def run_dir(self) -> Path:
-        return home() / "runs" / self.run_id
+    def __post_init__(self):
+        self.run_dir = self.run_dir or home() / "runs" / self.run_id
 
     def execute(self) -> None:
         try:
-            for batch_key, batch in groupby(self.cells, key=lambda c: c.group_key[:3]):
+            cells = self.cells
+            if self.networks.cluster is not None:
+                cells = self.run_units(self.networks.cluster)
+            for batch_key, batch in groupby(cells, key=lambda c: c.group_key[:3]):
                 try:
                     self.run_batch(list(batch))
                 finally:
@@ -123,6 +134,30 @@ class Runner:
             result = replace(result, steady=verdict.steady, steady_note=verdict.note)
         self.results.add_cell(self.run_id, cell, result)
         self.listener.done(cell, result)
+
+    # -- units: the single-machine cells on a cluster's workers -------------------------------
+
+    def run_units(self, cluster: Cluster) -> list[Cell]:
+        """Each batch's single-machine cells measured as one unit on a worker, its outcomes
+        stored here naming the host (a unit that failed fails the cells it did not measure,
+        naming it); the network cells are returned, to be measured here afterwards."""
+        units = [Unit(self.plan, batch, cluster.drivers, self.infos, self.run_id,
+                      self.run_dir / "units" / str(i), self.pin, self.keep_files, self.sitting)
+                 for i, batch in enumerate(_batches([c for c in self.cells
+                                                     if not TASKS[c.task].net]))]
+        for index, worker, answer in cluster.units(measure_unit, units):
+            outcomes, problem = _unit_outcome(worker, answer)
+            where = {"cluster": cluster.settings.address,
+                     **({"host": worker.describe()} if worker else {})}
+            for cell, result in outcomes:  # recorded on the worker (sitting, steady state)
+                result = replace(result, counters={**(result.counters or {}), **where})
+                self.results.add_cell(self.run_id, cell, result)
+                self.listener.done(cell, result)
+            measured = {cell.cell_id for cell, _ in outcomes}
+            for cell in units[index].cells:
+                if cell.cell_id not in measured:
+                    self.record(cell, CellResult("failed", "cluster", problem, counters=where))
+        return [c for c in self.cells if TASKS[c.task].net]
 
     def new_driver(self, language: str, cell: Cell) -> DriverProcess:
         driver = DriverProcess(language, self.drivers[language], cell.timeout_s,
@@ -435,6 +470,58 @@ class Runner:
         return self._floors[key]
 
 
+# -- a unit on a worker --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Unit:
+    """One batch's single-machine cells as a worker measures them (`measure_unit`)."""
+
+    plan: Plan
+    cells: list[Cell]
+    drivers: dict[str, str]  # language -> driver, checkout-relative, as Cluster.check found it
+    infos: dict[str, dict]   # the harness's, which the check proved the worker's equal to
+    run_id: str
+    run_dir: Path            # the unit's own files, on the worker
+    pin: str | None
+    keep_files: bool
+    sitting: int
+
+
+class Outcomes(list):
+    """What a unit's runner records (in place of the results database): (cell, result)
+    pairs, returned to the harness, which stores them."""
+
+    def add_cell(self, run_id: str, cell: Cell, result: CellResult) -> None:
+        self.append((cell, result))
+
+
+def measure_unit(unit: Unit) -> tuple[list[tuple[Cell, CellResult]], str | None]:
+    """On a Dask worker: the unit's cells measured exactly as the harness measures a batch,
+    by this host's drivers; their outcomes, and what ended the unit early (a harness error:
+    a damaged dataset), if anything."""
+    outcomes = Outcomes()
+    drivers = {lang: Path(driver_on_worker(path)) for lang, path in unit.drivers.items()}
+    runner = Runner(unit.plan, unit.cells, drivers, unit.infos, outcomes, unit.run_id,
+                    unit.pin, unit.keep_files, run_dir=unit.run_dir, sitting=unit.sitting)
+    try:
+        runner.execute()
+    except Exception as exc:  # the cells recorded so far stand; the others fail with it
+        return list(outcomes), f"{type(exc).__name__}: {exc}"
+    finally:
+        if not unit.keep_files:
+            shutil.rmtree(unit.run_dir, ignore_errors=True)
+    return list(outcomes), None
+
+
+def _unit_outcome(worker: Worker | None, answer) -> tuple[list, str]:
+    """A unit's outcomes, and why the cells it did not measure were not, naming the host
+    (a ClusterError names it already)."""
+    if isinstance(answer, Exception):
+        return [], str(answer)
+    outcomes, problem = answer
+    return outcomes, f"on {worker.label()}: {problem or 'the unit ended before measuring it'}"
+
+
 # -- entry point -----------------------------------------------------------------------------
 
 def driver_infos(drivers: dict[str, Path]) -> dict[str, dict]:
@@ -509,6 +596,9 @@ def resume_plan(results: Results, run_id: str, *, root: Path | None = None,
     run = results.require_run(run_id, allow_incomplete=True)
     params = json.loads(run["params"]) if run["params"] else {}
     plan = parse_plan(run["plan_toml"], f"run {run_id}'s plan", run["plan_name"])
+    address = (params.get("cluster") or {}).get("address")
+    if address:  # a `--cluster` run goes on on its cluster
+        plan = replace(plan, params=replace(plan.params, cluster=address))
     drivers, infos, cells = prepare(plan, root, params.get("strict", True))
     _same_drivers(run_id, json.loads(run["drivers"] or "{}"), infos)
     recorded = {(c["cell_id"], (c["language"], c["task"], c["model"], c["method"], c["depth"],
@@ -546,28 +636,43 @@ def _same_drivers(run_id: str, recorded: dict, infos: dict[str, dict]) -> None:
 
 def _before_timing(runner: Runner) -> dict:
     """Every dataset's hashes (a damaged dataset stops the run before anything is timed)
-    and every network host checked; the run params that says where the nodes run."""
+    and, with a cluster, every host checked and given the units' datasets; the run params
+    that say where the cells run."""
     for cell in runner.cells:
         if cell.task != "write" and not cell.unsupported and cell.method != RAW:
             runner.dataset_hashes(cell)
-    net_languages = {lang for cell in runner.cells
-                     if TASKS[cell.task].net and not cell.unsupported
-                     for lang in (cell.language, *chain(*cell.roles.values()))}
-    if not net_languages:
+    languages = {lang for cell in runner.cells if not cell.unsupported
+                 for lang in (cell.language, *chain(*cell.roles.values()))}
+    if not languages:
         return {}
     try:  # every host checked against this one before anything is timed
         cluster = runner.networks.connect({lang: runner.drivers[lang] for lang in
-                                           sorted(net_languages) if lang in runner.drivers})
+                                           sorted(languages) if lang in runner.drivers})
+        local = [cell for cell in runner.cells if not TASKS[cell.task].net]
+        if cluster is not None and local:
+            cluster.check_units()
+            cluster.provide(_dataset_files(local))
     except BaseException:
         runner.networks.close()
         raise
     if cluster is None:
         return {}
-    # the hosts every node ran on
+    # the hosts every cell ran on
     return {"cluster": {"address": runner.plan.params.cluster,
                         "workers": [{"name": w.name, "address": w.address,
                                      "host": w.facts.get("host"), "git": w.facts.get("git")}
                                     for w in cluster.workers]}}
+
+
+def _dataset_files(cells: list[Cell]) -> list[Path]:
+    """The files of every dataset the cells read: data, manifest and, where made, the
+    per-object hashes."""
+    found = []
+    for directory, model in sorted({(c.dataset_dir, c.model) for c in cells}):
+        found += [data_path(directory, model), manifest_path(directory, model)]
+        hashes = hashes_path(directory, model)
+        found += [hashes] if hashes.exists() else []
+    return found
 
 
 def _execute(runner: Runner) -> str:

@@ -67,11 +67,14 @@ network = "1gbit"                 # network tasks: each node in its own namespac
                                   # without root: loopback, said in every cell
 networks = ["1gbit", "none"]      # network tasks: a sweep instead, one cell per link setting,
                                   # each named in its setting (network=1gbit); [] = `network`
-cluster = ""                      # network tasks: a Dask scheduler (tcp://HOST:PORT or
-                                  # tls://...) whose workers run the nodes instead (the
-                                  # network key then does not apply); `run --cluster` wins
-cluster_workers = []              # the workers nodes go to, by name, in order (node i on
-                                  # the (i // cluster_nodes_per_worker)-th); [] = all, by name
+cluster = ""                      # a Dask scheduler (tcp://HOST:PORT or tls://...) whose
+                                  # workers run every cell: each batch of single-machine
+                                  # cells on one worker, a network cell's nodes one per
+                                  # worker (the network key then does not apply);
+                                  # `run --cluster` wins
+cluster_workers = []              # the workers used, by name: units on any of them, a
+                                  # network cell's node i on the (i //
+                                  # cluster_nodes_per_worker)-th in order; [] = all, by name
 cluster_nodes_per_worker = 1
 cluster_tls_ca = ""               # with tls://: certificate files for Dask's Security (else
 cluster_tls_cert = ""             # SERBENCH_CLUSTER_TLS_CA/_CERT/_KEY, else Dask's config)
