@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -196,6 +197,15 @@ def test_an_unlabelled_bridge_or_a_namespace_without_its_bridge_is_swept():
         namespaces.remove(f"{bare}br", [f"{lone}n0"])
 
 
+def test_an_unlabelled_network_with_links_is_left_to_its_owner(network):
+    """A bridge with links and no owner label is a running network of an older serbench
+    (which sweeps its own from its home): removing it would break that run."""
+    network.namespace(0)
+    namespaces.ip("link", "set", "dev", network.bridge, "alias", "")
+    assert not any(network.tag in name for name in namespaces.sweep_leftovers())
+    assert leftovers(network.tag) != ""
+
+
 def test_a_live_networks_owner_is_recognised_and_a_reused_pid_is_not():
     mine = namespaces.owner_label(os.getpid())
     assert namespaces.owner_alive(mine)
@@ -224,6 +234,34 @@ def test_a_server_killed_mid_run_fails_the_cell_naming_it(rust, parts, tmp_path,
     assert failure.value.node == "server1"
     assert "node server1 died (killed by signal 9)" in str(failure.value)
     assert placement.nodes == []  # every node was killed and reaped
+
+
+def test_a_node_whose_close_never_arrives_fails_the_cell_naming_it(rust, parts, tmp_path,
+                                                                    network):
+    """Server1's link is cut, then it is killed: neither its close nor anything else reaches
+    the harness or the client, so only seeing the process end stops the wait (else: the
+    cell's timeout)."""
+    cell = fetch_cell(rust, parts, tmp_path, "handcoded", "ram")
+    cell = NetCell(**{**cell.__dict__, "repetitions": 100_000})
+    placement = NamespacePlacement(network)
+
+    def cut_and_kill():  # once every node runs (each namespace is made and probed first)
+        deadline = time.monotonic() + 30
+        while len(placement.nodes) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        namespaces.ip("link", "del", namespaces.host_end(network.namespace(1)))
+        placement.nodes[1].proc.kill()
+
+    killer = threading.Thread(target=cut_and_kill)
+    killer.start()
+    with pytest.raises(NetFailure) as failure:
+        run_cell(Fetch(), cell, placement, {"rust": rust})
+    killer.join()
+    assert failure.value.node == "server1"
+    assert "node server1 died (killed by signal 9)" in str(failure.value)
+    assert "while 'go' was awaited" in str(failure.value)  # not the cell's timeout
+    assert placement.nodes == []
 
 
 NET_PLAN = """

@@ -152,6 +152,8 @@ class Exchange:
                                 f"'{messages[next(iter(waiting))]['op']}' within "
                                 f"{self.timeout_s:.0f} s")
             ready, _, _ = select.select(list(waiting.values()), [], [], min(left, 1.0))
+            if not ready:
+                self._check_alive(messages[next(iter(waiting))]["op"])
             for link in ready:
                 message = link.receive()
                 if message.get("op") != answer:
@@ -160,6 +162,15 @@ class Exchange:
                 answers[link.node] = message
                 del waiting[link.node]
         return answers
+
+    def _check_alive(self, op: str) -> None:
+        """After a silent second: a node that ended while the exchange waits fails it now. Its
+        connection's close may never arrive (its host or its link gone with it), and then
+        only the timeout would end the wait."""
+        for name, node in self.nodes.items():
+            note = node.exit_note()
+            if note is not None:
+                raise WireError(f"node {name} ended ({note}) while '{op}' was awaited")
 
 
 def blame(exc: Exception, nodes: dict[str, NodeProcess]) -> NetFailure:

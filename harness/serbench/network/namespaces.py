@@ -267,6 +267,13 @@ def serbench_namespaces() -> dict[str, str]:
     return {m[0]: m[1] for line in listed if line and (m := NAMESPACE_NAME.fullmatch(line.split()[0]))}
 
 
+def has_ports(tag: str) -> bool:
+    """Whether links are attached to the network's bridge. An unlabelled bridge with links is
+    a live network of a serbench from before owner labels (it records its owner in its own
+    home), never swept from here; an empty one is a harness killed before labelling it."""
+    return bool(ip("-o", "link", "show", "master", f"{tag}br", check=False).stdout.strip())
+
+
 def sweep_leftovers() -> list[str]:
     """Removes, machine-wide, the bridges and namespaces of networks whose harness is gone
     (whatever home it ran under), and namespaces whose bridge is gone; returns what it
@@ -278,7 +285,8 @@ def sweep_leftovers() -> list[str]:
     if any(label is None for label in bridges.values()):
         time.sleep(UNLABELLED_GRACE_S)
         bridges = serbench_bridges()
-    dead = {tag for tag, label in bridges.items() if not owner_alive(label)}
+    dead = {tag for tag, label in bridges.items()
+            if (label is None and not has_ports(tag)) or (label and not owner_alive(label))}
     orphans = {ns: tag for ns, tag in spaces.items() if tag in dead or tag not in bridges}
     removed = []
     for tag in sorted(dead | set(orphans.values())):
