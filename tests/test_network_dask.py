@@ -10,10 +10,11 @@ mid-cell fails the cell within 30 s naming its host, and no node process is left
 node's lease kills it when its worker or its harness is gone; over TLS, nodes share one worker
 only when the plan allows it. Single-machine cells run batch by batch on the workers (each
 holding one `serbench` resource) and give the cells and checksums of a local run, each naming
-its host, no comparison set across two; a worker whose driver differs is refused by name.
+its host, no comparison set across two; a worker whose driver differs, or that lacks its one
+`serbench` resource, is refused by name; a worker killed mid-unit fails that unit naming it.
 
 The namespace tests are skipped (with the reason) only where namespaces cannot be made (not
-root); the lease and TLS tests run anywhere."""
+root); the lease, resource and TLS tests run anywhere."""
 from __future__ import annotations
 
 import json
@@ -472,6 +473,20 @@ def test_a_worker_killed_mid_unit_fails_that_unit_naming_the_host(rust, dask_clu
     assert re.search(r"worker node1 on host \S+ \(tcp://" + network_prefix(dask_cluster, 0)
                      + r".*died or left while measuring", str(lost)), str(lost)
     assert set(answers.values()) == {None}  # the others' units ended as usual
+
+
+def test_a_worker_without_its_one_unit_resource_is_named(rust):
+    from distributed import LocalCluster
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=":0") as local:  # its HTTP server on a free port
+        cluster = Cluster(ClusterSettings(local.scheduler_address))
+        try:
+            cluster.check({"rust": rust})
+            with pytest.raises(ClusterError, match=r"--resources serbench=1 .*: worker 0 on "
+                                                   r"host \S+ \(inproc://\S+\) holds none"):
+                cluster.check_units()
+        finally:
+            cluster.close()
 
 
 def marks(cluster: Cluster) -> dict[str, str]:

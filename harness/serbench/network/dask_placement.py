@@ -469,8 +469,8 @@ class Cluster:
         found = self.client.scheduler_info(n_workers=-1)["workers"]
         held = {w.label(): (found.get(w.address) or {}).get("resources", {}).get(UNIT_RESOURCE)
                 for w in self.workers}
-        wrong = [f"{label} holds {UNIT_RESOURCE}={count}" for label, count in held.items()
-                 if count != 1]
+        wrong = [f"{label} holds " + (f"{UNIT_RESOURCE}={count}" if count else "none")
+                 for label, count in held.items() if count != 1]
         if wrong:
             raise ClusterError(f"every worker must be started with --resources "
                                f"{UNIT_RESOURCE}=1 (one unit measured at a time on a host): "
