@@ -254,6 +254,11 @@ def test_impossible_options_are_refused(home):
     assert result.exit_code == 2 and "--resume takes the run's own plan" in result.output
     result = CliRunner().invoke(cli, ["reproduce", "--resume", "nope"])
     assert result.exit_code != 0 and "no run 'nope'" in str(result.exception)
+    result = CliRunner().invoke(cli, ["reproduce", "--quick", "--cluster", "node1:8786"])
+    assert result.exit_code == 2 and "is not a Dask scheduler address" in result.output
+    result = CliRunner().invoke(cli, ["reproduce", "--resume", "r1", "--cluster",
+                                      "tcp://10.0.0.1:8786"])
+    assert result.exit_code == 2 and "--resume takes the run's own plan" in result.output
 
 
 def test_the_estimate_alone_runs_nothing(home):

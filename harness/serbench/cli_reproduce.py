@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from .cli_run import _pin, console, resume_with_progress, run_with_progress
+from .cli_run import _pin, _with_cluster, console, resume_with_progress, run_with_progress
 from .driver import find_drivers
 from .paths import data_root, home
 from .plan import expand, load_embedded
@@ -24,11 +24,16 @@ from .reproduce import FULL, QUICK, Estimate, Recipe, dataset_sizes, estimate, f
               help="state the datasets, the figures and the estimate, then stop")
 @click.option("--pin", help="CPU list for the drivers (taskset), e.g. 1 or 0-1")
 @click.option("--run-id", help="id of the new run (default: time-based)")
+@click.option("--cluster", metavar="ADDRESS",
+              help="a Dask scheduler whose workers run the cells, as `serbench run --cluster` "
+                   "(each batch whole on one worker); the data is made here and sent to the "
+                   "workers that lack it")
 @click.option("--resume", metavar="RUN_ID",
               help="go on with an interrupted or failed reproduction (as `serbench run "
                    "--resume`), then write its report")
 def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
-                      run_id: str | None, resume: str | None = None) -> None:
+                      run_id: str | None, cluster: str | None = None,
+                      resume: str | None = None) -> None:
     """Run the cells every published figure needs (plans/reproduce.toml, or
     reproduce_quick.toml with --quick), making the missing datasets first, and write the
     report whose "Published figures beside this run" section gives each figure's verdict or
@@ -36,12 +41,12 @@ def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
     from .runner import driver_infos
 
     if resume:
-        if quick or estimate_only or pin or run_id:
+        if quick or estimate_only or pin or run_id or cluster:
             raise click.UsageError("--resume takes the run's own plan and options: give none")
         _write_report(resume_with_progress(resume))
         return
 
-    plan = load_embedded(QUICK if quick else FULL)
+    plan = _with_cluster(load_embedded(QUICK if quick else FULL), cluster)
     pin = _check_cpus(_pin(pin))
     drivers = find_drivers()
     if not drivers:
