@@ -135,9 +135,8 @@ def compiler_cache_env(environ: dict[str, str], which=shutil.which) -> dict[str,
     """The build tools' environment: cargo wrapped in sccache where it is installed and the
     user set no wrapper (C++'s CMakeLists finds ccache or sccache itself). Never required:
     without one the environment is unchanged."""
-    if "RUSTC_WRAPPER" in environ or which("sccache") is None:
-        return dict(environ)
-    return {**environ, "RUSTC_WRAPPER": which("sccache")}
+    wrapper = None if "RUSTC_WRAPPER" in environ else which("sccache")
+    return {**environ, "RUSTC_WRAPPER": wrapper} if wrapper else dict(environ)
 
 
 class _PrefixedOutput:

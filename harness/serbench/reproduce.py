@@ -297,11 +297,12 @@ def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) ->
     for cell in runnable:
         by_task[cell.task] += cell_seconds(cell, sizes)
     groups = {c.group_key for c in runnable}
+    files = _batch_files(runnable)  # each batch's files, made once and kept while it runs
     data_bytes = sum(recipe.counts[m] * recipe.object_bytes[m]
                      for recipe in made for m in recipe.missing(root))
     return Estimate(dict(by_task), sum(START_S[g[3]] for g in groups),
-                    data_bytes / DATA_BYTES_PER_S, _files_seconds(runnable, sizes),
-                    round(data_bytes), _largest_batch(runnable, sizes),
+                    data_bytes / DATA_BYTES_PER_S, _files_seconds(files, sizes),
+                    round(data_bytes), _largest_batch(runnable, files, sizes),
                     RESULT_BYTES_PER_CELL * len(runnable))
 
 
@@ -319,15 +320,15 @@ def _batch_files(cells: list[Cell]) -> dict[tuple, set]:
     return files
 
 
-def _files_seconds(cells: list[Cell], sizes: Sizes) -> float:
+def _files_seconds(files: dict[tuple, set], sizes: Sizes) -> float:
     """Making every batch's files once (the whole dataset encoded and written), which the
     cells reading them then share."""
     return sum(len(kept) * sizes.count(*batch[:2]) * sizes.object_bytes[batch[:2]]
                * (1 / CODEC_BYTES_PER_S + 1 / DISK_BYTES_PER_S)
-               for batch, kept in _batch_files(cells).items())
+               for batch, kept in files.items())
 
 
-def _largest_batch(cells: list[Cell], sizes: Sizes) -> int:
+def _largest_batch(cells: list[Cell], files: dict[tuple, set], sizes: Sizes) -> int:
     """A batch keeps its files (counted at the dataset's JSON size) and the runs of one sort
     at a time; the runner deletes them when the batch ends."""
     sort: dict[tuple, float] = defaultdict(float)
@@ -335,5 +336,5 @@ def _largest_batch(cells: list[Cell], sizes: Sizes) -> int:
         if c.task == "sort_dedup":
             sort[c.group_key[:3]] = max(sort[c.group_key[:3]], c.n * _object_bytes(c, sizes))
     return round(max((len(kept) * sizes.count(*batch[:2]) * sizes.object_bytes[batch[:2]]
-                      + sort[batch] for batch, kept in _batch_files(cells).items()),
+                      + sort[batch] for batch, kept in files.items()),
                      default=0))

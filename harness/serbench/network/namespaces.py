@@ -263,8 +263,9 @@ def serbench_bridges() -> dict[str, str | None]:
 
 def serbench_namespaces() -> dict[str, str]:
     """This machine's serbench namespaces: name -> its network's tag."""
-    listed = ip("netns", "list", check=False).stdout.splitlines()
-    return {m[0]: m[1] for line in listed if line and (m := NAMESPACE_NAME.fullmatch(line.split()[0]))}
+    names = [line.split()[0] for line in ip("netns", "list", check=False).stdout.splitlines()
+             if line.strip()]
+    return {m[0]: m[1] for name in names if (m := NAMESPACE_NAME.fullmatch(name))}
 
 
 def has_ports(tag: str) -> bool:
