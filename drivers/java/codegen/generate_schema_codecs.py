@@ -525,6 +525,14 @@ def flat_source() -> str:
     return "\n".join(L) + "\n"
 
 
+def narrowing(t: Prim, boxed: bool) -> str:
+    """The cast of an Avro int to a model's byte or short: an element of a list is an Integer,
+    unboxed first (a getter's int is not: javac warns of the redundant cast)."""
+    if t.kind not in ("i8", "i16"):
+        return ""
+    return f"({PRIM[t.kind]}) (int) " if boxed else f"({PRIM[t.kind]}) "
+
+
 def avro_camel(fname: str) -> str:
     """The avro SpecificCompiler's accessor suffix (a Java keyword gets a trailing `$`)."""
     return camel(fname) + ("$" if fname in ("protected",) else "")
@@ -575,11 +583,10 @@ class Avro(Emitter):
         lines, value = self.put_value(e, t, ind)
         return [*lines, f"{ind}r.set{c}({value});"]
 
-    def take_value(self, target: str, x: str, t, ind: str) -> list[str]:
+    def take_value(self, target: str, x: str, t, ind: str, boxed: bool = False) -> list[str]:
         t = resolve(t)
         if isinstance(t, Prim):
-            cast = f"({PRIM[t.kind]}) (int) " if t.kind in ("i8", "i16") else ""
-            return [f"{ind}{target} = {cast}{x};"]
+            return [f"{ind}{target} = {narrowing(t, boxed)}{x};"]
         if isinstance(t, Struct):
             return [f"{ind}{target} = take({x});"]
         if isinstance(t, Enum):
@@ -592,7 +599,8 @@ class Avro(Emitter):
         return [f"{ind}{self.rtype(t)} {lst} = {x};", f"{ind}int {n} = {lst}.size();",
                 f"{ind}{jtype(t)} {a} = new {base}[{n}]{dims};",
                 f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
-                *self.take_value(f"{a}[{i}]", f"{lst}.get({i})", inner, ind + "    "), f"{ind}}}",
+                *self.take_value(f"{a}[{i}]", f"{lst}.get({i})", inner, ind + "    ", True),
+                f"{ind}}}",
                 f"{ind}{target} = {a};"]
 
     def take(self, fname: str, t, ind: str) -> list[str]:
@@ -607,11 +615,10 @@ class Avro(Emitter):
                     *self.take_value(target, x, inner, ind + "    "), f"{ind}}}"]
         return self.take_value(target, f"r.get{c}()", t, ind)
 
-    def visit_value(self, x: str, t, ind: str) -> list[str]:
+    def visit_value(self, x: str, t, ind: str, boxed: bool = False) -> list[str]:
         t = resolve(t)
         if isinstance(t, Prim):
-            cast = f"({PRIM[t.kind]}) (int) " if t.kind in ("i8", "i16") else ""
-            return [f"{ind}{fold_prim(t.kind, cast + x)}"]
+            return [f"{ind}{fold_prim(t.kind, narrowing(t, boxed) + x)}"]
         if isinstance(t, Struct):
             return [f"{ind}visit({x}, h);"]
         if isinstance(t, Enum):
@@ -620,7 +627,7 @@ class Avro(Emitter):
         lst, n, i = self.fresh("l"), self.fresh("n"), self.fresh("i")
         return [f"{ind}{self.rtype(t)} {lst} = {x};", f"{ind}int {n} = {lst}.size();",
                 f"{ind}h.word({n});", f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
-                *self.visit_value(f"{lst}.get({i})", inner, ind + "    "), f"{ind}}}"]
+                *self.visit_value(f"{lst}.get({i})", inner, ind + "    ", True), f"{ind}}}"]
 
     def visit(self, fname: str, t, ind: str) -> list[str]:
         c = avro_camel(fname)

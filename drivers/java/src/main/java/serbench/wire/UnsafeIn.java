@@ -1,11 +1,13 @@
 package serbench.wire;
 
 import static serbench.wire.UnsafeAccess.BYTES;
+import static serbench.wire.UnsafeAccess.DOUBLES;
+import static serbench.wire.UnsafeAccess.INTS;
+import static serbench.wire.UnsafeAccess.LONGS;
 import static serbench.wire.UnsafeAccess.U;
 
 import java.nio.charset.StandardCharsets;
 import serbench.Hasher;
-import sun.misc.Unsafe;
 
 /**
  * `handcoded_unsafe`: sun.misc.Unsafe loads from the heap page array. Every load is behind
@@ -72,7 +74,7 @@ public final class UnsafeIn extends WireIn {
     @Override
     public int[] i32s() {
         int[] out = new int[count(4)];
-        U.copyMemory(a, BYTES + skip(4 * out.length), out, Unsafe.ARRAY_INT_BASE_OFFSET,
+        U.copyMemory(a, BYTES + skip(4 * out.length), out, INTS,
             4L * out.length);
         return out;
     }
@@ -80,7 +82,7 @@ public final class UnsafeIn extends WireIn {
     @Override
     public long[] i64s() {
         long[] out = new long[count(8)];
-        U.copyMemory(a, BYTES + skip(8 * out.length), out, Unsafe.ARRAY_LONG_BASE_OFFSET,
+        U.copyMemory(a, BYTES + skip(8 * out.length), out, LONGS,
             8L * out.length);
         return out;
     }
@@ -88,7 +90,7 @@ public final class UnsafeIn extends WireIn {
     @Override
     public double[] f64s() {
         double[] out = new double[count(8)];
-        U.copyMemory(a, BYTES + skip(8 * out.length), out, Unsafe.ARRAY_DOUBLE_BASE_OFFSET,
+        U.copyMemory(a, BYTES + skip(8 * out.length), out, DOUBLES,
             8L * out.length);
         return out;
     }

@@ -1,11 +1,13 @@
 package serbench.wire;
 
 import static serbench.wire.UnsafeAccess.BYTES;
+import static serbench.wire.UnsafeAccess.DOUBLES;
+import static serbench.wire.UnsafeAccess.INTS;
+import static serbench.wire.UnsafeAccess.LONGS;
 import static serbench.wire.UnsafeAccess.U;
 
 import java.nio.charset.StandardCharsets;
 import serbench.Bytes;
-import sun.misc.Unsafe;
 
 /**
  * `handcoded_unsafe`: the shared little-endian layout written with sun.misc.Unsafe stores
@@ -74,20 +76,20 @@ public final class UnsafeOut extends WireOut {
     public void i32s(int[] a) {
         long at = grow(4 + 4 * a.length);
         U.putInt(out.array, at, a.length);
-        U.copyMemory(a, Unsafe.ARRAY_INT_BASE_OFFSET, out.array, at + 4, 4L * a.length);
+        U.copyMemory(a, INTS, out.array, at + 4, 4L * a.length);
     }
 
     @Override
     public void i64s(long[] a) {
         long at = grow(4 + 8 * a.length);
         U.putInt(out.array, at, a.length);
-        U.copyMemory(a, Unsafe.ARRAY_LONG_BASE_OFFSET, out.array, at + 4, 8L * a.length);
+        U.copyMemory(a, LONGS, out.array, at + 4, 8L * a.length);
     }
 
     @Override
     public void f64s(double[] a) {
         long at = grow(4 + 8 * a.length);
         U.putInt(out.array, at, a.length);
-        U.copyMemory(a, Unsafe.ARRAY_DOUBLE_BASE_OFFSET, out.array, at + 4, 8L * a.length);
+        U.copyMemory(a, DOUBLES, out.array, at + 4, 8L * a.length);
     }
 }
