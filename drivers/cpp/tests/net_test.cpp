@@ -149,12 +149,13 @@ TEST(NetWire, ASilentPeerTimesOut) {
 }
 
 TEST(NetWire, HellosRoundTripAndAMismatchIsNamed) {
-  const net::Hello h{"data", "leaf0", {"net_fetch", "handcoded", "part", "disk"}};
+  const net::Hello h{"data", "leaf0", {"net_fetch", "handcoded", "part", "disk"}, "s3cret"};
   const std::string payload = h.payload();
   const net::Hello back = net::Hello::parse(net::as_bytes(payload), "x");
   EXPECT_EQ(back.role, "data");
   EXPECT_EQ(back.from, "leaf0");
   EXPECT_EQ(back.speaks, h.speaks);
+  EXPECT_EQ(back.token, "s3cret");
   EXPECT_EQ(failure_of([&] {
               h.check_speaks({"net_fetch", "json", "part", "disk"}, "127.0.0.1:9");
             }),
