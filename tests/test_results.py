@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+from datetime import datetime
 from pathlib import Path
 
 import duckdb
@@ -11,7 +12,7 @@ import pytest
 from serbench.plan import Cell
 from serbench.transfer import export_runs, import_runs
 from serbench.results import (ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
-                              ResultsError)
+                              ResultsError, killed_at, sitting_spans)
 
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"},
               "git": {"commit": "abc", "dirty": True}, "drivers": {"rust": {"path": "x"}}}
@@ -159,6 +160,53 @@ def test_run_lifecycle_and_provenance(results):
     results.finish_run(run_id, "complete")
     run = results.run(run_id)
     assert run["status"] == "complete" and run["finished_at"] >= run["started_at"]
+
+
+def test_a_killed_sitting_ends_at_its_last_cell_and_a_resumed_run_counts_only_its_sittings(
+        results, monkeypatch):
+    """A harness killed at 10:20 and noticed at 15:00 stopped at 10:20; the run resumed at
+    16:00 and done at 16:45 measured for 65 minutes, not the 6 h 45 min from start to end."""
+    import serbench.results as module
+    from serbench.report.data import Run
+    from serbench.report.provenance import run_facts
+
+    def at(hour: int, minute: int) -> datetime:
+        monkeypatch.setattr(module, "utc_now", lambda: datetime(2026, 1, 1, hour, minute))
+        return datetime(2026, 1, 1, hour, minute)
+
+    at(10, 0)
+    begin(results, "cut")
+    at(10, 20)
+    results.add_cell("cut", cell(0), ok())
+    results.flush()
+    at(15, 0)
+    results.con.execute("UPDATE runs SET params = json_merge_patch(params, ?)",
+                        [json.dumps({"harness": {"pid": 0}})])  # its process is gone
+    assert results.reap_orphans() == ["cut"]
+    assert results.run("cut")["finished_at"] == at(10, 20), "not when it was noticed"
+    results.resume_run("cut", {"started": "2026-01-01 16:00:00+00:00"})
+    at(16, 45)
+    results.finish_run("cut", "complete")
+    run = results.run("cut")
+    params = json.loads(run["params"])
+    assert sitting_spans(params, run["finished_at"]) == [(at(10, 0), at(10, 20)),
+                                                          (at(16, 0), at(16, 45))]
+    facts = dict(run_facts(Run("cut", "complete", run["started_at"], run["finished_at"], "p",
+                               "", 1, "abc", False, {}, {}, {}, params), []).items)
+    assert "measured in 2 sittings, 65.0 min in all" in facts["finished"]
+    assert "0: 2026-01-01 10:00:00 UTC, 20.0 min; 1: 2026-01-01 16:00:00 UTC, 45.0 min" \
+        in facts["finished"]
+
+
+def test_a_sitting_killed_before_its_first_cell_ends_where_it_began():
+    params = {"last_write": "2026-01-01 10:20:00",
+              "sittings": [{"started": "2026-01-01 10:00:00", "ended": "2026-01-01 10:20:00"},
+                           {"started": "2026-01-01 16:00:00+00:00"}]}
+    assert killed_at(params) == datetime(2026, 1, 1, 16, 0)
+    assert killed_at({}) is None
+    assert sitting_spans({}, None) == []
+    assert sitting_spans({"sittings": [{"started": "2026-01-01 10:00:00"}]}, None) == \
+        [(datetime(2026, 1, 1, 10, 0), None)]
 
 
 def test_run_ids_are_checked(results):

@@ -51,6 +51,10 @@ ROWS_PER_INSERT = 1000
 FLUSH_AFTER_CELLS = 200
 FLUSH_AFTER_S = 5.0
 
+# a run's last stored cell: where a sitting whose harness was killed ended (`killed_at`)
+LAST_WRITE = ("UPDATE runs SET params = json_merge_patch(coalesce(params, '{}'), ?) "
+              "WHERE run_id = ?")
+
 SAMPLE_ROWS_VIEW = """
 CREATE OR REPLACE VIEW sample_rows AS
 SELECT r.run_id, r.status AS run_status, r.started_at, r.finished_at, r.plan_name, r.seed,
@@ -301,17 +305,21 @@ class Results:
         try:
             _insert_rows(self._con, "cells", cells)
             _insert_rows(self._con, "samples", samples)
+            for run_id in {row[0] for row in cells}:
+                self._con.execute(LAST_WRITE, [_json({"last_write": str(utc_now())}), run_id])
             self._con.execute("COMMIT")
         except BaseException:
             self._con.execute("ROLLBACK")
             raise
 
-    def finish_run(self, run_id: str, status: str, machine: dict | None = None) -> None:
-        """The run's final status, and the machine's state after it beside the one before."""
+    def finish_run(self, run_id: str, status: str, machine: dict | None = None,
+                   at: datetime | None = None) -> None:
+        """The run's final status, at `at` (default now), and the machine's state after it
+        beside the one before."""
         if status not in RUN_STATUSES[1:]:
             raise ValueError(f"bad final run status {status!r}")
         self.con.execute("UPDATE runs SET status = ?, finished_at = ? WHERE run_id = ?",
-                         [status, utc_now(), run_id])
+                         [status, at or utc_now(), run_id])
         if machine is not None:
             self.con.execute("UPDATE runs SET machine = json_merge_patch(coalesce(machine, "
                              "'{}'), ?) WHERE run_id = ?", [_json({"after": machine}), run_id])
@@ -327,6 +335,8 @@ class Results:
                                + ("its harness is still alive" if alive else "nothing to resume"))
         params = json.loads(run["params"]) if run["params"] else {}
         sittings = params.get("sittings") or [{"started": str(run["started_at"])}]
+        if run["finished_at"] is not None:  # where the sitting before this one stopped
+            sittings[-1] = {**sittings[-1], "ended": str(run["finished_at"])}
         params.update(sittings=sittings + [sitting], harness=this_process())
         self.con.execute("UPDATE runs SET status = 'running', finished_at = NULL, params = ? "
                          "WHERE run_id = ?", [_json(params), run_id])
@@ -352,7 +362,7 @@ class Results:
             params = json.loads(params) if params else {}
             if process_alive(params.get("harness")):
                 continue
-            self.finish_run(run_id, "interrupted")
+            self.finish_run(run_id, "interrupted", at=killed_at(params))
             run_dir = home() / "runs" / run_id
             kill_recorded(run_dir)  # drivers still busy with the dead harness's last request
             if not params.get("keep_files"):
@@ -474,6 +484,33 @@ def _extra(sample: dict) -> str | None:
     """Whatever a sample carries beyond the standard keys (e.g. per-thread times)."""
     extra = {k: v for k, v in sample.items() if k not in SAMPLE_KEYS}
     return _json(extra) if extra else None
+
+
+def killed_at(params: dict) -> datetime | None:
+    """When a run whose harness was killed stopped: its last stored cell, if that was in its
+    last sitting (else nothing was measured in it, and the sitting's start is the best known).
+    Never the time the death was noticed, which may be days later."""
+    moments = [params.get("last_write"), (params.get("sittings") or [{}])[-1].get("started")]
+    known = [naive_utc(m) for m in moments if m]
+    return max(known) if known else None
+
+
+def sitting_spans(params: dict, finished_at: datetime | None
+                  ) -> list[tuple[datetime, datetime | None]]:
+    """Each sitting of a run as (start, end), naive UTC; the end is None where it is not
+    known (a sitting still running, or one recorded before sittings kept their end)."""
+    sittings = params.get("sittings") or []
+    spans = [(naive_utc(s["started"]), naive_utc(s["ended"]) if s.get("ended") else None)
+             for s in sittings]
+    if spans:
+        spans[-1] = (spans[-1][0], finished_at)
+    return spans
+
+
+def naive_utc(text: str) -> datetime:
+    """A stored moment (naive UTC, or aware as a sitting's start is) as naive UTC."""
+    moment = datetime.fromisoformat(text)
+    return moment.astimezone(timezone.utc).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def _json(value) -> str | None:

@@ -5,6 +5,7 @@ import json
 from collections import Counter
 from datetime import datetime
 
+from ..results import sitting_spans
 from .blocks import Details, Facts, Row, Section, Table
 from .data import Cell, Run
 from .series import LANGUAGES, canonical
@@ -32,10 +33,25 @@ def _when(moment: datetime | None) -> str:
 
 
 def _finished(run: Run) -> str:
+    spans = sitting_spans(run.params, run.finished_at)
+    if len(spans) > 1:
+        return f"{_when(run.finished_at)}; {_sittings(spans)}"
     if run.finished_at and run.started_at:
         seconds = (run.finished_at - run.started_at).total_seconds()
         return f"{_when(run.finished_at)} ({seconds / 60:,.1f} min)"
     return _when(run.finished_at)
+
+
+def _sittings(spans: list[tuple[datetime, datetime | None]]) -> str:
+    """A resumed run's time is its sittings' sum, not the span from its start to its end,
+    which counts the hours it lay interrupted."""
+    known = [end - start for start, end in spans if end]
+    total = (f"{sum(d.total_seconds() for d in known) / 60:,.1f} min in all"
+             if len(known) == len(spans) else "the time of some unknown")
+    each = "; ".join(f"{i}: {_when(start)}, "
+                     + (f"{(end - start).total_seconds() / 60:,.1f} min" if end else "end unknown")
+                     for i, (start, end) in enumerate(spans))
+    return f"measured in {len(spans)} sittings, {total} ({each})"
 
 
 def _commit(run: Run) -> str:
