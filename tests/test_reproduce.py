@@ -3,7 +3,9 @@ estimate is computed from the plan, and the quick plan runs from data to report 
 fake driver, every figure in the report with a verdict or the reason it has none."""
 from __future__ import annotations
 
+import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,11 +15,14 @@ from fake_driver import install, make_dataset
 from serbench import driver as driver_module
 from serbench import provenance, reproduce
 from serbench.cli import cli
+from serbench.cli_reproduce import _resumed_cost
 from serbench.driver import LANGUAGES, env_var
 from serbench.models import MODELS
+from serbench.paths import data_root
 from serbench.plan import expand, load_embedded, parse_plan
 from serbench.tasks import TASKS
 from serbench.published import FIGURES, CellNeed
+from serbench.results import Results
 from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps, need_met,
                                 recipes)
 from test_report import markdown_table
@@ -191,6 +196,27 @@ def test_the_estimate_is_computed_from_the_plan(tmp_path, monkeypatch):
         (Path(__file__).parents[1] / "vectors" / "trade.jsonl").read_text().splitlines())
 
 
+def test_the_time_left_is_the_estimate_of_the_cells_left_at_the_pace_of_those_done(
+        tmp_path, monkeypatch):
+    assert reproduce.time_left(600.0, reproduce.PACE_AFTER_S - 1, 30.0) is None, "pace unknown"
+    # 120 s of the estimate done in 60 s: this run goes twice as fast, 600 s left take 300
+    assert reproduce.time_left(600.0, 120.0, 60.0) == pytest.approx(300.0)
+    assert reproduce.time_left(600.0, 120.0, 240.0) == pytest.approx(1200.0)
+    monkeypatch.setenv("SERBENCH_HOME", str(tmp_path / "home"))
+    plan = parse_plan(ESTIMATED, "t.toml", "t")
+    sizes = dataset_sizes(recipes(plan), data_root())
+    cells = expand(plan, offering(plan, languages=("rust",)), sizes.count, data_root())
+    cost = reproduce.cell_cost(sizes)
+    assert cost(cells[0]) == reproduce.cell_seconds(cells[0], sizes) > 0
+    assert cost(replace(cells[0], unsupported="no such method")) == 0.0
+    # a resumed reproduction costs its cells from its own plan's datasets
+    with Results() as results:
+        results.begin_run("r", "t", ESTIMATED, 1, {}, {})
+    resumed = _resumed_cost("r")
+    assert resumed(cells[0]) == pytest.approx(cost(cells[0]))
+    assert _resumed_cost("nope") is None, "resuming it says why"
+
+
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch) -> Path:
     """A private SERBENCH_HOME holding the quick plan's datasets, tiny (the golden vectors),
@@ -217,10 +243,17 @@ def home(tmp_path: Path, monkeypatch) -> Path:
 FAKE_METHODS = "handcoded,inplace,json_gzip,json,protobuf"
 
 
-def test_quick_runs_from_data_to_a_report_with_every_figure(home):
+def test_quick_runs_from_data_to_a_report_with_every_figure(home, monkeypatch):
+    from serbench.cli_run import ProgressBar
+    monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)  # a progress line after every cell
+    monkeypatch.setattr(reproduce, "PACE_AFTER_S", 0.0)   # the pace read from the first cell
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--run-id", "quick"])
     assert result.exit_code == 0, result.output
     output = result.output
+    left = re.findall(r"^\d+/\d+ cells, \d+ s: .*; about (\d+):(\d\d) left at this pace$",
+                      output, re.MULTILINE)
+    assert left and int(left[-1][0]) * 60 + int(left[-1][1]) <= int(left[0][0]) * 60 + int(
+        left[0][1]) + 60, "the time left comes down as the cells are done"
     assert "serbench reproduce: plan reproduce_quick" in output
     assert "data rq_tpch: serbench data tpch --sf 0.005 --name rq_tpch: present" in output
     assert "expected: " in output and "how: every cell's objects" in output

@@ -8,12 +8,15 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from .cli_run import _pin, _with_cluster, console, resume_with_progress, run_with_progress
+from .cli_run import (_pin, _with_cluster, console, duration, resume_with_progress,
+                      run_with_progress)
 from .driver import find_drivers
 from .paths import data_root, home
-from .plan import expand, load_embedded
+from .plan import PlanError, expand, load_embedded, parse_plan
 from .published import FIGURES
-from .reproduce import FULL, QUICK, Estimate, Recipe, dataset_sizes, estimate, figure_gaps, recipes
+from .reproduce import (FULL, QUICK, Estimate, Recipe, cell_cost, dataset_sizes, estimate,
+                        figure_gaps, recipes)
+from .results import Results, ResultsError
 
 
 @click.command("reproduce")
@@ -43,7 +46,7 @@ def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
     if resume:
         if quick or estimate_only or pin or run_id or cluster:
             raise click.UsageError("--resume takes the run's own plan and options: give none")
-        _write_report(resume_with_progress(resume))
+        _write_report(resume_with_progress(resume, _resumed_cost(resume)))
         return
 
     plan = _with_cluster(load_embedded(QUICK if quick else FULL), cluster)
@@ -65,8 +68,21 @@ def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
     if shortfall:
         raise click.ClickException(shortfall)
     _make_missing(made, root)
-    run_id = run_with_progress(plan, pin, run_id, keep_files=False, strict=False)
+    run_id = run_with_progress(plan, pin, run_id, keep_files=False, strict=False,
+                               cost=cell_cost(sizes))
     _write_report(run_id)
+
+
+def _resumed_cost(run_id: str):
+    """Each cell's estimated seconds from the resumed run's own plan, for the time left;
+    None for a run that cannot be read (resuming it then says why)."""
+    try:
+        with Results(read_only=True) as results:
+            run = results.require_run(run_id, allow_incomplete=True)
+        plan = parse_plan(run["plan_toml"], f"run {run_id}'s plan", run["plan_name"])
+        return cell_cost(dataset_sizes(recipes(plan), data_root()))
+    except (ResultsError, PlanError):
+        return None
 
 
 def _check_cpus(pin: str | None) -> str | None:
@@ -106,27 +122,18 @@ def _state(name: str, made: list[Recipe], root: Path, cells, languages: tuple[st
 
 
 def _estimate_text(e: Estimate) -> str:
-    tasks = ", ".join(f"{task} {_duration(s)}" for task, s in
+    tasks = ", ".join(f"{task} {duration(s)}" for task, s in
                       sorted(e.seconds_by_task.items(), key=lambda kv: -kv[1]))
-    return (f"expected: {_duration(e.seconds)} and {_gb(e.disk_bytes)} of disk at most\n"
-            f"  time: {tasks}; driver processes {_duration(e.start_seconds)}; making data "
-            f"{_duration(e.data_seconds)}; making the methods' files "
-            f"{_duration(e.files_seconds)}\n"
+    return (f"expected: {duration(e.seconds)} and {_gb(e.disk_bytes)} of disk at most\n"
+            f"  time: {tasks}; driver processes {duration(e.start_seconds)}; making data "
+            f"{duration(e.data_seconds)}; making the methods' files "
+            f"{duration(e.files_seconds)}\n"
             f"  disk: data to make {_gb(e.data_bytes)}, the largest batch's paged files "
             f"{_gb(e.files_bytes)} (deleted after it), results {_gb(e.results_bytes)}\n"
             "  how: every cell's objects x the dataset's JSON bytes per object (every method's "
             "file counted at JSON size), at a per-task rate per warm-up and repetition, plus a "
             "fixed cost per cell and per driver process; rates fitted on a 2-core VM "
             "(harness/serbench/reproduce.py)")
-
-
-def _duration(seconds: float) -> str:
-    """`1 h 05 min` from an hour, `4:07` (minutes:seconds) below."""
-    if seconds >= 3600:
-        minutes = round(seconds / 60)
-        return f"{minutes // 60} h {minutes % 60:02d} min"
-    total = round(seconds)
-    return f"{total // 60}:{total % 60:02d}"
 
 
 def _gb(size: float) -> str:

@@ -20,8 +20,9 @@ from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
 from .paths import data_root, home
 from .network.dask_placement import ClusterError
 from .cell import Cell, describe
-from .plan import CLUSTER_ADDRESS, CPU_LIST, Plan, load_embedded, load_plan
+from .plan import CLUSTER_ADDRESS, CPU_LIST, Plan, PlanError, load_embedded, load_plan
 from .listing import Listing, emit, format_option, results_console
+from .reproduce import time_left
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
 console = Console(stderr=True)  # progress and diagnostics; results go to stdout
@@ -61,8 +62,12 @@ class ProgressBar:
 
     LOG_EVERY_S = 15.0
 
-    def __init__(self):
+    def __init__(self, cost=None):
         self.started = self.logged = self.last_event = time.monotonic()
+        # with a cell's estimated seconds (`cost`), the time left: the estimate of the cells
+        # left at the pace of those done, not their count (a run's cells differ 10^4-fold)
+        self.cost = cost
+        self.estimate_left = self.estimate_done = 0.0
         # wall time per task: the time from one cell's start to the next event is its task's
         # (rounds interleave cells, so a cell's time is spread over its comparison set's)
         self.spent: Counter = Counter()
@@ -77,11 +82,15 @@ class ProgressBar:
     def ready(self, cells: list[Cell]) -> None:
         self.progress.start()
         self.total = len(cells)
+        try:
+            self.estimate_left = sum(map(self.cost, cells)) if self.cost else 0.0
+        except (KeyError, PlanError):  # a cell the estimate cannot cost: no time left shown
+            self.cost = None
         self.bar = self.progress.add_task("starting", total=self.total)
 
     def start(self, cell: Cell) -> None:
         self._charge(cell)
-        self.progress.update(self.bar, description=escape(describe(cell)))
+        self.progress.update(self.bar, description=escape(describe(cell)) + self._left())
         self._log_line(cell)
 
     def _charge(self, cell: Cell | None) -> None:
@@ -92,6 +101,10 @@ class ProgressBar:
 
     def done(self, cell: Cell, result: CellResult) -> None:
         self.counts[result.status] += 1
+        if self.cost:
+            cost = self.cost(cell)
+            self.estimate_left, self.estimate_done = (self.estimate_left - cost,
+                                                      self.estimate_done + cost)
         if result.status in ("invalid", "failed"):
             first_line = (result.message or "").partition("\n")[0]
             self.progress.console.print(f"[red]{result.status}[/] {escape(describe(cell))}: "
@@ -106,7 +119,12 @@ class ProgressBar:
         self.logged = now
         done = sum(self.counts.values())
         console.print(f"{done}/{self.total} cells, {now - self.started:.0f} s: "
-                      f"{escape(describe(cell))}", highlight=False)
+                      f"{escape(describe(cell))}{self._left()}", highlight=False)
+
+    def _left(self) -> str:
+        seconds = time_left(max(self.estimate_left, 0.0), self.estimate_done,
+                            time.monotonic() - self.started)
+        return "" if seconds is None else f"; about {duration(seconds)} left at this pace"
 
     def stop(self) -> None:
         self._charge(None)
@@ -115,6 +133,15 @@ class ProgressBar:
     def time_by_task(self) -> str:
         """`write 1:20, read_seq 0:45, ...`, the costliest first."""
         return ", ".join(f"{task} {_minutes(s)}" for task, s in self.spent.most_common())
+
+
+def duration(seconds: float) -> str:
+    """`1 h 05 min` from an hour, `4:07` (minutes:seconds) below."""
+    if seconds >= 3600:
+        minutes = round(seconds / 60)
+        return f"{minutes // 60} h {minutes % 60:02d} min"
+    total = round(seconds)
+    return f"{total // 60}:{total % 60:02d}"
 
 
 def _minutes(seconds: float) -> str:
@@ -154,24 +181,25 @@ def _with_cluster(chosen: Plan, address: str | None) -> Plan:
 
 
 def run_with_progress(chosen: Plan, pin: str | None, run_id: str | None, keep_files: bool,
-                      strict: bool = True) -> str:
-    """`run_plan` with the progress bar, then the run's summary; the run's id."""
+                      strict: bool = True, cost=None) -> str:
+    """`run_plan` with the progress bar (and the time left, given each cell's estimated
+    seconds), then the run's summary; the run's id."""
     from .runner import run_plan
     return _with_progress(lambda results, bar: run_plan(
         chosen, results, run_id=run_id, pin=pin, keep_files=keep_files, listener=bar,
-        strict=strict))
+        strict=strict), cost)
 
 
-def resume_with_progress(run_id: str) -> str:
+def resume_with_progress(run_id: str, cost=None) -> str:
     """`resume_plan` with the progress bar, then the run's summary."""
     from .runner import resume_plan
-    return _with_progress(lambda results, bar: resume_plan(results, run_id, listener=bar))
+    return _with_progress(lambda results, bar: resume_plan(results, run_id, listener=bar), cost)
 
 
-def _with_progress(measure) -> str:
+def _with_progress(measure, cost=None) -> str:
     _warn_stale(find_drivers())
     signal.signal(signal.SIGTERM, _interrupt)
-    bar = ProgressBar()
+    bar = ProgressBar(cost)
     with Results() as results:
         try:
             run_id = measure(results, bar)

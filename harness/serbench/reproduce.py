@@ -281,6 +281,26 @@ def cell_seconds(cell: Cell, sizes: Sizes) -> float:
     return seconds + processes * START_S[cell.language]
 
 
+def cell_cost(sizes: Sizes):
+    """A cell's estimated seconds, for the time left of a run in progress (an unsupported
+    cell is answered at once)."""
+    return lambda cell: 0.0 if cell.unsupported else cell_seconds(cell, sizes)
+
+
+# The pace (measured time over the estimate of the cells done) is read once this much
+# estimated work is done: before that, one driver's start or JIT warm-up would set it.
+PACE_AFTER_S = 60.0
+
+
+def time_left(estimate_left: float, estimate_done: float, elapsed: float) -> float | None:
+    """The estimate of the cells left at this run's pace so far, or None before the pace is
+    known. The model's rates are one machine's means (the fast methods' cells measured up to
+    6x under it), so the pace corrects it for this machine and this plan."""
+    if estimate_done <= 0 or estimate_done < PACE_AFTER_S:
+        return None
+    return estimate_left * elapsed / estimate_done
+
+
 def _passes(cell: Cell) -> int:
     """Warm-ups and repetitions over the cell's least rounds (rounds.py): the plan's warm-ups
     in the first round and in every fork, at most one in the others."""
