@@ -184,7 +184,8 @@ def test_a_killed_sitting_ends_at_its_last_cell_and_a_resumed_run_counts_only_it
                         [json.dumps({"harness": {"pid": 0}})])  # its process is gone
     assert results.reap_orphans() == ["cut"]
     assert results.run("cut")["finished_at"] == at(10, 20), "not when it was noticed"
-    results.resume_run("cut", {"started": "2026-01-01 16:00:00+00:00"})
+    results.resume_run("cut", {"started": "2026-01-01 16:00:00+00:00",
+                               "git": {"commit": "def", "dirty": False}})
     at(16, 45)
     results.finish_run("cut", "complete")
     run = results.run("cut")
@@ -196,6 +197,7 @@ def test_a_killed_sitting_ends_at_its_last_cell_and_a_resumed_run_counts_only_it
     assert "measured in 2 sittings, 65.0 min in all" in facts["finished"]
     assert "0: 2026-01-01 10:00:00 UTC, 20.0 min; 1: 2026-01-01 16:00:00 UTC, 45.0 min" \
         in facts["finished"]
+    assert facts["finished"].endswith("; harness: sitting 1 at def"), "another commit is named"
 
 
 def test_a_sitting_killed_before_its_first_cell_ends_where_it_began():

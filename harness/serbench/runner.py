@@ -49,7 +49,7 @@ from .network.measure import Networks
 from .paged import extents, file_digest, raw_checksum
 from .paths import data_root, home
 from .plan import Plan, expand, parse_plan, summary
-from .provenance import collect, machine_state
+from .provenance import collect, git_state, machine_state
 from .results import CellResult, Results, new_run_id, record_process
 from .rounds import comparison_sets, run_set
 from .tasks import PROOFS, TASKS
@@ -613,7 +613,7 @@ def resume_plan(results: Results, run_id: str, *, root: Path | None = None,
             if any(c.cell_id not in done for c in members) for cell in members]
     results.drop_cells(run_id, [c.cell_id for c in todo if c.cell_id in done])
     sitting = results.resume_run(run_id, {"started": str(datetime.now(timezone.utc)),
-                                          "machine": machine_state()})
+                                          "machine": machine_state(), "git": git_state()})
     runner = Runner(plan, todo, drivers, infos, results, run_id, params.get("pin"),
                     params.get("keep_files", False), listener or Listener(),
                     networks=Networks(cluster_settings(plan.params)), sitting=sitting)

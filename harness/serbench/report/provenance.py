@@ -35,11 +35,21 @@ def _when(moment: datetime | None) -> str:
 def _finished(run: Run) -> str:
     spans = sitting_spans(run.params, run.finished_at)
     if len(spans) > 1:
-        return f"{_when(run.finished_at)}; {_sittings(spans)}"
+        return f"{_when(run.finished_at)}; {_sittings(spans)}{_other_commits(run)}"
     if run.finished_at and run.started_at:
         seconds = (run.finished_at - run.started_at).total_seconds()
         return f"{_when(run.finished_at)} ({seconds / 60:,.1f} min)"
     return _when(run.finished_at)
+
+
+def _other_commits(run: Run) -> str:
+    """A sitting whose harness was at another commit than the run's first (the drivers are
+    the same: a resumed run refuses others)."""
+    others = [f"sitting {i} at {git['commit']}" + (" (dirty)" if git.get("dirty") else "")
+              for i, sitting in enumerate(run.params.get("sittings") or [])
+              if (git := sitting.get("git")) and (git.get("commit"), git.get("dirty"))
+              != (run.git_commit, run.git_dirty)]
+    return f"; harness: {', '.join(others)}" if others else ""
 
 
 def _sittings(spans: list[tuple[datetime, datetime | None]]) -> str:
