@@ -333,7 +333,13 @@ def test_a_plan_runs_net_fetch_cells_and_records_every_node(home, tmp_path):
 
 @pytest.mark.parametrize("line, problem", [
     ("sources = [\"tape\"]", "sources: must be a non-empty list of ram, disk, decode"),
-    ("net_page_bytes = 1073741824", "net_page_bytes: must be at most 64 MiB"),
+    ("net_page_bytes = 1073741824", r"params.net_page_bytes: net_page_bytes \(1073741824\) "
+                                    r"must not exceed net_frame_bytes \(67108864\)"),
+    ("net_frame_bytes = 1048576", r"params.net_frame_bytes: net_page_bytes \(20971520\) "
+                                  r"must not exceed net_frame_bytes \(1048576\)"),
+    ("net_frame_bytes = 65535", "net_frame_bytes: must be >= 65536, got 65535"),
+    ("net_frame_bytes = 1073741825", r"net_frame_bytes: must be at most 1 GiB \(1073741824\)"),
+    ("net_frame_bytes = \"64 MiB\"", "net_frame_bytes: must be an integer"),
     ("servers = 0", "servers: must be >= 1"),
     ("network = \"wifi\"", "network: must be loopback, none .* or a link rate"),
 ])
@@ -341,6 +347,83 @@ def test_impossible_network_parameters_are_refused_by_name(line, problem):
     from serbench.plan import PlanError, parse_plan
     with pytest.raises(PlanError, match=problem):
         parse_plan(f"[params]\n{line}\n[[group]]\ntasks = [\"net_fetch\"]\n", "p.toml", "p")
+
+
+def test_a_frame_limit_above_64_mib_lets_network_pages_grow_with_it_per_group():
+    from serbench.plan import PlanError, parse_plan
+    plan = parse_plan("[params]\nnet_page_bytes = 65536\nnet_frame_bytes = 65536\n"
+                      "[[group]]\ntasks = [\"net_fetch\"]\n"
+                      "[[group]]\ntasks = [\"net_aggregate\"]\nnet_frame_bytes = 1073741824\n"
+                      "net_page_bytes = 134217728\n", "p.toml", "p")
+    assert [(g.params.net_page_bytes, g.params.net_frame_bytes) for g in plan.groups] == [
+        (65536, 65536), (128 << 20, 1 << 30)]
+    assert plan.params.net_frame_bytes == 65536
+    assert parse_plan("[[group]]\ntasks = [\"net_fetch\"]\n", "p.toml",
+                      "p").params.net_frame_bytes == 64 << 20
+    # a group's own page above the frame it inherits is refused at the group's key
+    with pytest.raises(PlanError, match=r"group\[1\].net_page_bytes: net_page_bytes "
+                                        r"\(134217728\) must not exceed net_frame_bytes"):
+        parse_plan("[[group]]\ntasks = [\"net_fetch\"]\nnet_page_bytes = 134217728\n",
+                   "p.toml", "p")
+
+
+def test_the_frame_limit_reaches_every_node_and_is_no_part_of_the_identity(tmp_path):
+    """net_frame_bytes goes from the plan to the cell, its recorded params and counters'
+    source, and from the cell to the setup params of every node of every network task."""
+    from types import SimpleNamespace
+    from serbench.plan import expand, parse_plan
+    from serbench.network.sort_merge import SortMerge
+    info = {"language": "rust", "models": ["part"], "tasks": ["net_fetch"],
+            "net_tasks": ["net_fetch"],
+            "methods": {"handcoded": {"depths": ["materialize"], "variants": [],
+                                      "models": ["part"]}}}
+    text = ('[params]\nn = 5\nservers = 2\nraw = false\n'
+            '[[group]]\ntasks = ["net_fetch"]\nmodels = ["part"]\n')
+    counts = lambda directory, model: 100  # noqa: E731
+
+    def cells(extra: str):
+        return expand(parse_plan(text + extra, "p.toml", "p"), {"rust": info}, counts,
+                      tmp_path)
+    default, raised = cells(""), cells("net_frame_bytes = 268435456\n")
+    assert {c.net_frame_bytes for c in default} == {64 << 20}
+    assert {c.net_frame_bytes for c in raised} == {256 << 20}
+    assert [c.identity for c in default] == [c.identity for c in raised]
+    assert {c.plan_params()["net_frame_bytes"] for c in raised} == {256 << 20}
+
+    frame = 3 << 20
+    jsonl = tmp_path / "parts" / "part.jsonl"
+    jsonl.parent.mkdir()
+    jsonl.write_text((VECTORS / "part.jsonl").read_text())
+    plan_cell = SimpleNamespace(
+        settings={"tree_depth": 2, "source": "disk", "servers": 2},
+        dataset_dir=sparse_dataset(tmp_path / "d", 3, 1000, 0.01), model="sparse",
+        method="handcoded", depth="materialize", language="rust", page_size=PAGE, n=2,
+        net_page_bytes=4096, net_frame_bytes=frame, warmups=1, repetitions=2, timeout_s=60)
+    aggregate = Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "agg")
+    fetch = Fetch().net_cell(plan_cell, Path("in"), [1] * 4, tmp_path / "fetch")
+    merge = SortMerge().net_cell(SimpleNamespace(**{**plan_cell.__dict__, "model": "part",
+                                                    "dataset_dir": jsonl.parent}),
+                                 Path("in"), None, tmp_path / "merge")
+    for task, net_cell, count in ((Aggregate(), aggregate, 3), (Fetch(), fetch, 3),
+                                  (SortMerge(), merge, 3)):
+        nodes = task.nodes(net_cell)
+        assert len(nodes) == count
+        assert {node.params["net_frame_bytes"] for node in nodes} == {frame}, task.id
+        assert {node.params["net_page_bytes"] for node in nodes if
+                "net_page_bytes" in node.params} == {4096}, task.id
+    # a cell built without one (as the interoperability proof's) leaves the drivers' default
+    bare = NetCell(**{**fetch.__dict__, "params": {k: v for k, v in fetch.params.items()
+                                                   if k != "net_frame_bytes"}})
+    assert all("net_frame_bytes" not in node.params for node in Fetch().nodes(bare))
+
+
+def test_the_reproduction_gives_the_aggregation_a_frame_for_its_largest_sum():
+    """A middle node of the tree sends the sum of 3 vectors of 10^7 dimensions at density 0.1:
+    126 MB in BSON, above the 64 MiB default."""
+    from serbench.plan import load_embedded
+    [tree] = [g for g in load_embedded("reproduce").groups if "net_aggregate" in g.tasks]
+    assert max(tree.params.densities) == 0.1
+    assert tree.params.net_frame_bytes == 256 << 20 > 126_254_463
 
 
 def sparse_dataset(directory: Path, vectors: int, dimension: int, density: float) -> Path:
@@ -381,7 +464,8 @@ def aggregate_cell(rust, tmp_path, method: str, depth: int = 3):
     plan_cell = SimpleNamespace(
         settings={"tree_depth": depth}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
         model="sparse", method=method, depth="materialize", language="rust", page_size=PAGE,
-        net_page_bytes=4096, warmups=1, repetitions=2, timeout_s=60)
+        net_page_bytes=4096, net_frame_bytes=64 << 20, warmups=1, repetitions=2,
+        timeout_s=60)
     return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
 
 
@@ -413,7 +497,7 @@ def test_a_tree_sort_merge_outputs_every_object_in_total_order(rust, parts, tmp_
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
         depth="materialize", language="rust", page_size=PAGE, n=28, net_page_bytes=2048,
-        warmups=1, repetitions=2, timeout_s=60)
+        net_frame_bytes=64 << 20, warmups=1, repetitions=2, timeout_s=60)
     cell = SortMerge().net_cell(plan_cell, encoded(rust, jsonl, method), None, tmp_path / "w")
     run = run_cell(SortMerge(), cell, LocalPlacement(), {"rust": rust})
     root = run.reports[-1]["root0"]

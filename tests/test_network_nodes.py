@@ -175,7 +175,8 @@ def tree_cell(language: str, tmp_path: Path, method: str):
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
         model="sparse", method=method, depth="materialize", language=language, page_size=PAGE,
-        net_page_bytes=4096, warmups=1, repetitions=2, timeout_s=60)
+        net_page_bytes=4096, net_frame_bytes=64 << 20, warmups=1, repetitions=2,
+        timeout_s=60)
     return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
 
 
@@ -197,7 +198,7 @@ def sort_cell(language, parts, tmp_path, method, n=28, reps=2):
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
         depth="materialize", language=language, page_size=PAGE, n=n, net_page_bytes=2048,
-        warmups=1 if reps > 1 else 0, repetitions=reps, timeout_s=60)
+        net_frame_bytes=64 << 20, warmups=1 if reps > 1 else 0, repetitions=reps, timeout_s=60)
     return SortMerge().net_cell(plan_cell, encoded(language, jsonl, method), None,
                                 tmp_path / "w")
 

@@ -41,6 +41,9 @@ class Cell:
     floor_rounds: int = 0  # reads, writes: each round followed by the floor of the same file
     warmup_max_ms: int = 0  # a JIT's warm-ups go on while it compiles, up to this long
     net_page_bytes: int = 0  # network tasks: the network page
+    # network tasks: the largest frame between data nodes (no part of the identity: a memory
+    # guard, it changes no measured work)
+    net_frame_bytes: int = 64 << 20
     network: str = ""  # network tasks: the nodes' links
     # rounds (rounds.py): how many, and when a cell has been measured enough
     rounds_min: int = 5
@@ -80,7 +83,8 @@ class Cell:
                   "seed": self.seed,
                   "timeout_s": self.timeout_s, "pin_cpus": self.pin_cpus}
         if self.network:
-            params.update(net_page_bytes=self.net_page_bytes, network=self.network)
+            params.update(net_page_bytes=self.net_page_bytes,
+                          net_frame_bytes=self.net_frame_bytes, network=self.network)
         return params
 
 

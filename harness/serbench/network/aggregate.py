@@ -57,6 +57,12 @@ def children(i: int, count: int) -> list[int]:
     return [c for c in (2 * i + 1, 2 * i + 2) if c < count]
 
 
+def frame_limit(p: dict) -> dict:
+    """The cell's `net_frame_bytes` as a node's param, when the cell has one (a node without
+    it keeps the drivers' default, 64 MiB)."""
+    return {"net_frame_bytes": p["net_frame_bytes"]} if "net_frame_bytes" in p else {}
+
+
 def tree_nodes(languages: list[str], params_of) -> list[NodeSpec]:
     """Role `tree` for node i, running `languages[i]`: it dials its parent, accepts its
     children; `params_of(i, name)` gives its setup params."""
@@ -75,7 +81,8 @@ class Aggregate:
 
         def params_of(i: int, name: str) -> dict:
             params = {"input": str(Path(p["inputs"]) / f"{name}.jsonl"),
-                      "page_size": p["page_size"], "net_page_bytes": p["net_page_bytes"]}
+                      "page_size": p["page_size"], "net_page_bytes": p["net_page_bytes"],
+                      **frame_limit(p)}
             return {**params, "output": str(p["output"])} if i == 0 else params
         return tree_nodes(p["node_languages"], params_of)
 
@@ -105,7 +112,7 @@ class Aggregate:
         params = {"nodes": count, "inputs": inputs, "output": output,
                   "node_languages": node_languages(cell),
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
-                  **expected}
+                  "net_frame_bytes": cell.net_frame_bytes, **expected}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
                        cell.repetitions, cell.timeout_s)
 

@@ -26,7 +26,8 @@ class Fetch:
     def nodes(self, cell: NetCell) -> list[NodeSpec]:
         p = cell.params
         servers = server_names(p["servers"])
-        common = {k: p[k] for k in ("peer_timeout_ms", "net_page_bytes") if k in p}
+        common = {k: p[k] for k in ("peer_timeout_ms", "net_page_bytes", "net_frame_bytes")
+                  if k in p}
         specs = [NodeSpec(name, "server", p["server_languages"][i],
                           {"input": str(p["input"]), "start": p["start"] + i * p["n"], "n": p["n"],
                            **common}, accept=1)
@@ -118,6 +119,7 @@ def _net_cell(cell, base: Path, hashes, work: Path) -> NetCell:
         count, total = count + 1, (total + hashes[i]) & 0xFFFF_FFFF_FFFF_FFFF
     params = {"servers": servers, "n": cell.n, "start": 0, "input": base, "output": work,
               "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
+              "net_frame_bytes": cell.net_frame_bytes,
               "server_languages": server_languages, "client_language": client_language,
               "expected": {"count": count, "sum": f"{total:016x}"}}
     return NetCell(ID, cell.model, cell.method, settings["source"], cell.depth, params,

@@ -131,7 +131,8 @@ def measure(cell, base: Path, hashes, drivers: dict[str, Path], scanner: DriverP
     samples = [sample(reports, timing) for reports in run.reports]
     last = run.reports[-1]
     counters = {**task.counters(net_cell, last), **placement.describe(),
-                "net_page_bytes": cell.net_page_bytes, **mixed_nodes(task, net_cell, cell)}
+                "net_page_bytes": cell.net_page_bytes, "net_frame_bytes": cell.net_frame_bytes,
+                **mixed_nodes(task, net_cell, cell)}
     expected = {k: net_cell.params["expected"][k] for k in ("count", "sum")}
     root = last[timing]
     # like for like: a sequence checksum (the sort-merge's expectation) or a set checksum;

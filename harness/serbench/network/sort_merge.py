@@ -16,7 +16,7 @@ from ..datasets.manifest import data_path
 from ..driver import DriverProcess
 from ..order import sort_key
 from ..paths import file_key
-from .aggregate import names, node_languages, tree_links, tree_nodes
+from .aggregate import frame_limit, names, node_languages, tree_links, tree_nodes
 from .cell import NetCell, NodeSpec
 
 ID = "net_sort_merge"
@@ -30,7 +30,7 @@ class SortMerge:
 
         def params_of(i: int, name: str) -> dict:
             params = {"input": str(p["input"]), "start": i * p["n"], "n": p["n"],
-                      "net_page_bytes": p["net_page_bytes"]}
+                      "net_page_bytes": p["net_page_bytes"], **frame_limit(p)}
             return {**params, "output": str(p["output"])} if i == 0 else params
         return tree_nodes(p["node_languages"], params_of)
 
@@ -57,7 +57,7 @@ class SortMerge:
         output.mkdir(parents=True, exist_ok=True)
         params = {"nodes": count, "n": cell.n, "input": base, "output": output,
                   "node_languages": node_languages(cell), "page_size": cell.page_size,
-                  "net_page_bytes": cell.net_page_bytes,
+                  "net_page_bytes": cell.net_page_bytes, "net_frame_bytes": cell.net_frame_bytes,
                   "expected": sorted_expectation(data_path(cell.dataset_dir, cell.model),
                                                  cell.model, total)}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,

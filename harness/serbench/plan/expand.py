@@ -153,7 +153,8 @@ def _expand_model(ex: _Expansion, group: Group, language: str, model: str) -> No
                     warmup_max_ms=p.warmup_max_ms, rounds_min=p.rounds_min,
                     rounds_max=p.rounds_max, ci_target=p.ci_target, time_cap_s=p.time_cap_s,
                     min_sample_ms=p.min_sample_ms,
-                    **({"net_page_bytes": p.net_page_bytes, "network": p.network}
+                    **({"net_page_bytes": p.net_page_bytes,
+                        "net_frame_bytes": p.net_frame_bytes, "network": p.network}
                        if spec.net else {}))
 
     for method in methods:

@@ -13,7 +13,8 @@ from ..models import MODELS
 from ..tasks import TASKS
 from .schema import (BUFFERS, CLUSTER_ADDRESS, CLUSTER_KEYS, CPU_LIST, DATA_GENERATORS,
                      DATASET_NAME, DEFAULT_TASKS, EMBEDDED, ID_PATTERN, NET_FETCH_SOURCES,
-                     NETWORK, PAR_MODES, Group, Params, Plan, PlanError)
+                     NET_FRAME_MAX, NET_FRAME_MIN, NETWORK, PAR_MODES, Group, Params, Plan,
+                     PlanError)
 
 
 def load_plan(path: Path | None = None) -> Plan:
@@ -119,7 +120,14 @@ class _Checker:
             if key not in PARAM_TYPES:
                 raise self.error(path, f"unknown key; allowed: {', '.join(PARAM_TYPES)}")
             values[key] = self.param(key, value, path)
-        return replace(base, **values)
+        params = replace(base, **values)
+        if params.net_page_bytes > params.net_frame_bytes:
+            key = "net_page_bytes" if "net_page_bytes" in values else "net_frame_bytes"
+            raise self.error(f"{where}.{key}", f"net_page_bytes ({params.net_page_bytes}) must "
+                                               "not exceed net_frame_bytes "
+                                               f"({params.net_frame_bytes}), the largest frame "
+                                               "a data node sends or accepts")
+        return params
 
     def param(self, key: str, value, path: str):
         if key in ("n", "threads", "budget_bytes", "sweep_k"):
@@ -190,15 +198,16 @@ class _Checker:
         minimum = {"page_size": 64, "warmups": 0, "repetitions": 1, "iterations": 1, "forks": 0,
                    "rounds_min": 1, "rounds_max": 1,
                    "read_forks": 0, "floor_rounds": 0, "seed": 0, "warmup_ms": 0,
-                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536, "tree_depth": 1,
+                   "warmup_max_ms": 0, "servers": 1, "net_page_bytes": 65536,
+                   "net_frame_bytes": NET_FRAME_MIN, "tree_depth": 1,
                    "cluster_nodes_per_worker": 1}[key]
         number = self.integer(value, path, minimum)
         if key == "page_size" and number >= 2**31:
             raise self.error(path, f"must be below 2^31, got {number}")
         if key == "tree_depth" and number > 6:
             raise self.error(path, f"must be at most 6 (63 nodes), got {number}")
-        if key == "net_page_bytes" and number > 64 << 20:
-            raise self.error(path, f"must be at most 64 MiB (the frame limit), got {number}")
+        if key == "net_frame_bytes" and number > NET_FRAME_MAX:
+            raise self.error(path, f"must be at most 1 GiB ({NET_FRAME_MAX}), got {number}")
         if key == "seed" and number >= 2**63:
             raise self.error(path, f"must fit in 63 bits, got {number}")
         return number

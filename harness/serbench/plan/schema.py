@@ -61,6 +61,13 @@ tree_depth = 3                    # net_aggregate, net_sort_merge: levels of the
 densities = [0.001, 0.01]         # net_aggregate: one cell per density, each node's vector
                                   # thinned to it (at most the dataset's); [] = as stored
 net_page_bytes = 20971520         # network tasks: the network page (the studies' 20 MiB)
+net_frame_bytes = 67108864        # network tasks: the largest frame a data node sends or
+                                  # accepts from a peer (64 KiB-1 GiB, at least
+                                  # net_page_bytes): a guard against a corrupt length, and
+                                  # the cap on one object, which travels alone in a frame
+                                  # when larger than a network page (an object above it
+                                  # fails its cell naming this key); no part of a cell's
+                                  # identity (it changes no measured work)
 network = "1gbit"                 # network tasks: each node in its own namespace on a link
                                   # shaped to this rate (tbf; no delay emulation), "none"
                                   # (namespaces, unshaped) or "loopback" (no namespaces);
@@ -110,6 +117,10 @@ from pathlib import Path
 from ..cell import DEPTHS, LANGUAGES, RAW  # noqa: F401 (the plan's ids, re-exported)
 
 NET_FETCH_SOURCES = ("ram", "disk", "decode")
+# net_frame_bytes's bounds: every driver checks the same (PROTOCOL.md 10.2); far below what a
+# Java array or a frame's u32 length holds
+NET_FRAME_MIN = 64 << 10
+NET_FRAME_MAX = 1 << 30
 # the nodes' links: loopback (no namespaces), none (namespaces, unshaped veth) or a tbf rate
 NETWORK = re.compile(r"^(loopback|none|\d+(\.\d+)?(kbit|mbit|gbit))$")
 DEFAULT_TASKS = ("write", "read_seq", "read_rand")
@@ -161,6 +172,7 @@ class Params:
     tree_depth: int = 3
     densities: tuple[float, ...] = ()
     net_page_bytes: int = 20 << 20
+    net_frame_bytes: int = 64 << 20
     network: str = "1gbit"
     networks: tuple[str, ...] = ()
     cluster: str = ""
