@@ -119,10 +119,10 @@ impl CodecJob for Decode<'_> {
 /// finding. Returns how many objects a well-formed frame held that decoded.
 pub fn net(data: &[u8]) -> Option<usize> {
     use crate::net::pages::for_each_object;
-    use crate::net::wire::{parse_header, Hello, HEADER};
+    use crate::net::wire::{parse_header, Hello, HEADER, MAX_FRAME};
     let (&[size, model], rest) = data.split_first_chunk::<2>()?;
     if let Some(header) = rest.first_chunk::<HEADER>() {
-        let _ = parse_header(*header, "fuzz");
+        let _ = parse_header(*header, MAX_FRAME, "fuzz");
     }
     let _ = Hello::parse(rest, "fuzz");
     let page_size = 64u32 << (size % 8);

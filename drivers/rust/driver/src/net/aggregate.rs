@@ -93,6 +93,7 @@ impl<M: ModelType, C: Codec<M>> TreeSum<M, C> {
             budget: net_page_bytes(
                 params.u64_or("net_page_bytes", DEFAULT_NET_PAGE)?,
                 page_size,
+                setup.net_frame_bytes()?,
             )?,
             output: match params.0.contains_key("output") {
                 true => Some(params.path("output")?.join("sum")),

@@ -9,7 +9,9 @@ use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream, ToSocketA
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use super::wire::{parse_header, peer_failure, FrameKind, Hello, Link, HEADER, MAX_HELLO};
+use super::wire::{
+    parse_header, peer_failure, FrameKind, Hello, Link, HEADER, MAX_FRAME, MAX_HELLO,
+};
 use crate::protocol::{Failure, Kind};
 
 /// How long a fresh connection may take to send its whole hello.
@@ -240,7 +242,7 @@ impl Knock {
         let Some(header) = self.frame.first_chunk::<HEADER>() else {
             return Ok(HEADER);
         };
-        let (kind, len) = parse_header(*header, &self.from)?;
+        let (kind, len) = parse_header(*header, MAX_FRAME, &self.from)?;
         if kind != FrameKind::Hello {
             return Err(peer_failure(
                 &self.from,

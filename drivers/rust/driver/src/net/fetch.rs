@@ -81,6 +81,7 @@ impl<M: ModelType, C: Codec<M>> Server<M, C> {
         let budget = net_page_bytes(
             params.u64_or("net_page_bytes", DEFAULT_NET_PAGE)?,
             page_size,
+            setup.net_frame_bytes()?,
         )?;
         let source = if ram {
             // held as native objects, as a data system holds what it serves from memory

@@ -57,6 +57,11 @@ impl Setup {
         }
     }
 
+    /// The largest frame between this cell's data nodes (`params.net_frame_bytes`).
+    pub fn net_frame_bytes(&self) -> Result<usize, Failure> {
+        wire::net_frame_bytes(&self.params)
+    }
+
     pub fn depth(&self) -> Result<Depth, Failure> {
         Depth::parse(&self.depth)
     }

@@ -39,6 +39,8 @@ pub struct Node {
     name: String,
     speaks: [String; 4],
     peer_timeout: Duration,
+    /// The largest frame on a link to a peer (`params.net_frame_bytes`).
+    frame_limit: usize,
 }
 
 /// `listen --address HOST:PORT [--allow-wildcard]`: runs one node, which admits only
@@ -73,6 +75,7 @@ pub fn listen(
         name: String::new(),
         speaks: Default::default(),
         peer_timeout: CONTROL_WAIT,
+        frame_limit: super::wire::MAX_FRAME,
     };
     let outcome = node.setup_and_run();
     if let Err(failure) = &outcome {
@@ -129,6 +132,7 @@ impl Node {
             .map_err(|e| Failure::bad_request(format!("a malformed setup: {e}")))?;
         self.name = setup.name.clone();
         self.peer_timeout = setup.peer_timeout()?;
+        self.frame_limit = setup.net_frame_bytes()?;
         self.speaks =
             [&setup.task, &setup.method, &setup.model, &setup.variant].map(|s| s.to_string());
         let model: ModelId = setup
@@ -263,6 +267,10 @@ impl Node {
         links.dialed = dialer
             .join()
             .map_err(|_| Failure::new(Kind::Internal, "the dialing thread panicked"))??;
+        // past the hellos, frames between data nodes are bounded by the cell's limit
+        for link in links.dialed.iter_mut().chain(&mut links.accepted) {
+            link.set_max_frame(self.frame_limit);
+        }
         Ok(links)
     }
 
@@ -473,6 +481,29 @@ mod tests {
         for stranger in silent.into_iter().chain([trickler]) {
             assert_eq!(answer_to(stranger), "");
         }
+    }
+
+    /// The node reads its data links' maximum frame from its setup: out of its bounds, the
+    /// setup fails naming the parameter (before any data is loaded).
+    #[test]
+    fn a_setup_with_a_frame_limit_out_of_bounds_is_a_bad_request() {
+        let (address, node) = node();
+        let mut harness = knock(&address, TOKEN);
+        let setup = json!({"op": "setup", "task": "net_fetch", "role": "client",
+                           "name": "client", "method": "handcoded", "model": "part",
+                           "params": {"net_frame_bytes": 4096}});
+        harness
+            .send_json(FrameKind::Control, &setup, &IoTimer::default())
+            .unwrap();
+        let e = harness
+            .recv(&mut Payload::default(), &IoTimer::default())
+            .unwrap_err();
+        assert_eq!(
+            e.message,
+            "peer node: failed: bad_request: params.net_frame_bytes must be between 65536 and \
+             1073741824, got 4096"
+        );
+        assert_eq!(node.join().unwrap().unwrap_err().kind, Kind::BadRequest);
     }
 
     #[test]

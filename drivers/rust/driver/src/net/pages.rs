@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serbench_model::SetChecksum;
 
-use super::wire::{peer_failure, FrameKind, Link, MAX_FRAME};
+use super::wire::{peer_failure, FrameKind, Link};
 use crate::paged::index::{EntriesHash, Header, ENTRY_BYTES};
 use crate::paged::{data_path, index_path, Entry, PageReader, NO_RUN};
 use crate::protocol::{Failure, Kind};
@@ -22,15 +22,28 @@ pub const HEAD: usize = 8;
 /// The default network page: the studies' 20 MiB.
 pub const DEFAULT_NET_PAGE: u64 = 20 << 20;
 
-/// A network page size from a request: at least one storage page, at most a frame.
-pub fn net_page_bytes(requested: u64, page_size: u32) -> Result<usize, Failure> {
-    if requested < page_size as u64 + (HEAD + ENTRY_BYTES) as u64 || requested > MAX_FRAME as u64 {
+/// A network page size from a request: at least one storage page, at most a frame of the
+/// cell's (`max_frame`, from `params.net_frame_bytes`).
+pub fn net_page_bytes(requested: u64, page_size: u32, max_frame: usize) -> Result<usize, Failure> {
+    if requested < page_size as u64 + (HEAD + ENTRY_BYTES) as u64 || requested > max_frame as u64 {
         return Err(Failure::bad_request(format!(
             "params.net_page_bytes must be between a storage page ({page_size} bytes) plus one \
-             entry and {MAX_FRAME}, got {requested}"
+             entry and params.net_frame_bytes ({max_frame}), got {requested}"
         )));
     }
     Ok(requested as usize)
+}
+
+/// The failure of a sender whose object (or stored pages) would not fit the link's frame.
+#[cold]
+fn too_large(what: String, link: &Link) -> Failure {
+    Failure::new(
+        Kind::Internal,
+        format!(
+            "{what} a frame of {} (params.net_frame_bytes)",
+            link.max_frame()
+        ),
+    )
 }
 
 fn frame_head(count: u32) -> [u8; HEAD] {
@@ -126,11 +139,12 @@ impl Packer {
         let mut at = self.pages.len();
         encode(&mut self.pages);
         let len = self.pages.len() - at;
-        // an object larger than a network page travels alone, in a frame up to the maximum
-        if len == 0 || len.div_ceil(p) * p > MAX_FRAME - HEAD - ENTRY_BYTES {
-            return Err(Failure::new(
-                Kind::Internal,
-                format!("an object of {len} bytes does not fit a frame of {MAX_FRAME}"),
+        // an object larger than a network page travels alone, in a frame up to the link's
+        // maximum (the cell's net_frame_bytes)
+        if len == 0 || len.div_ceil(p) * p > link.max_frame() - HEAD - ENTRY_BYTES {
+            return Err(too_large(
+                format!("an object of {len} bytes does not fit"),
+                link,
             ));
         }
         if at > self.page_start && at - self.page_start + len > p {
@@ -212,6 +226,14 @@ pub fn ship(
     let mut send = |first: u64, last: u64, entries: &mut Vec<u8>, count: &mut u32| {
         let from = first * p;
         let to = ((last + 1) * p).min(header.data_len);
+        // a large stored object travels alone: refused before its pages are read if the
+        // frame would exceed the link's maximum
+        if to - from + (HEAD + entries.len()) as u64 > link.max_frame() as u64 {
+            return Err(too_large(
+                format!("stored pages of {} bytes do not fit", to - from),
+                link,
+            ));
+        }
         buffer.resize((to - from) as usize, 0);
         reader
             .data()
@@ -590,6 +612,100 @@ mod tests {
         assert!(sent.frames >= 3, "{sent:?}");
         assert_eq!(decoded, expected);
         assert_eq!(read_back(&base), expected);
+    }
+
+    /// One object of 80,008 bytes, above a 64 KiB frame: refused by the packer naming the
+    /// parameter to raise, and through a link whose maximum is 1 MiB it travels alone.
+    #[test]
+    fn an_object_above_the_links_frame_names_params_net_frame_bytes_and_fits_a_larger_one() {
+        let big = Arrays {
+            strings: vec![],
+            ints: (0..20_000).collect(),
+        };
+        let timer = IoTimer::default();
+        let (mut tx, _rx) = links();
+        tx.set_max_frame(64 << 10);
+        let mut packer = Packer::new(P, 4096);
+        let e = packer
+            .push(
+                1,
+                |out| Codec::<Arrays>::encode(&mut Handcoded, &big, out),
+                &mut tx,
+                &timer,
+            )
+            .unwrap_err();
+        assert_eq!(e.kind, Kind::Internal);
+        assert_eq!(
+            e.message,
+            "an object of 80008 bytes does not fit a frame of 65536 (params.net_frame_bytes)"
+        );
+        assert_eq!(tx.bytes_sent, 0);
+
+        let scratch = Scratch::new();
+        let base = scratch.join("got");
+        let (mut tx, mut rx) = links();
+        tx.set_max_frame(1 << 20);
+        rx.set_max_frame(1 << 20);
+        let receiving = {
+            let base = base.clone();
+            thread::spawn(move || receive(rx, &base))
+        };
+        let mut packer = Packer::new(P, 4096);
+        packer
+            .push(
+                1,
+                |out| Codec::<Arrays>::encode(&mut Handcoded, &big, out),
+                &mut tx,
+                &timer,
+            )
+            .unwrap();
+        let sent = packer.finish(&mut tx, &timer).unwrap();
+        sent.end(P, &mut tx, &timer).unwrap();
+        let (got, decoded) = receiving.join().unwrap();
+        assert_eq!((got, sent.frames), (sent, 1));
+        assert!(sent.bytes > 64 << 10);
+        assert_eq!(decoded, [object_hash(&big)].into_iter().collect());
+    }
+
+    /// A stored object whose pages exceed the link's frame is refused before they are read.
+    #[test]
+    fn stored_pages_above_the_links_frame_are_refused_naming_params_net_frame_bytes() {
+        let scratch = Scratch::new();
+        let source = scratch.join("source");
+        let big = Arrays {
+            strings: vec![],
+            ints: (0..20_000).collect(),
+        };
+        let timer = IoTimer::default();
+        write_file(&mut Handcoded, &[big], &source, P, NO_RUN, &timer).unwrap();
+        let mut page = crate::paged::PageBuffer::default();
+        let expect = crate::paged::Expect {
+            model: "arrays",
+            method: Some("handcoded"),
+            page_size: None,
+        };
+        let reader = PageReader::open(&source, expect, &timer, &mut page).unwrap();
+        let (mut tx, _rx) = links();
+        tx.set_max_frame(64 << 10);
+        let mut buffer = Vec::new();
+        let e = ship(&reader, (0, 1), 4096, &mut buffer, &mut tx, &timer).unwrap_err();
+        assert_eq!(
+            e.message,
+            "stored pages of 80008 bytes do not fit a frame of 65536 (params.net_frame_bytes)"
+        );
+        assert!(buffer.is_empty() && tx.bytes_sent == 0);
+    }
+
+    #[test]
+    fn a_network_page_may_not_exceed_the_cells_frame() {
+        assert_eq!(net_page_bytes(100 << 20, P, 256 << 20).unwrap(), 100 << 20);
+        let e = net_page_bytes(2 << 20, P, 1 << 20).unwrap_err();
+        assert_eq!(e.kind, Kind::BadRequest);
+        assert_eq!(
+            e.message,
+            "params.net_page_bytes must be between a storage page (64 bytes) plus one entry and \
+             params.net_frame_bytes (1048576), got 2097152"
+        );
     }
 
     #[test]

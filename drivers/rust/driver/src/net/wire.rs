@@ -1,7 +1,8 @@
 //! The wire between nodes and between the harness and a node (PROTOCOL.md section 10): frames
-//! of `u32 length | u8 kind | payload`, a hard maximum frame size checked before anything is
-//! allocated, and a handshake that carries the run's token and names both ends' task, method
-//! and model, so a node refuses a stranger and a peer speaking anything else.
+//! of `u32 length | u8 kind | payload`, a maximum frame size per link checked before anything
+//! is allocated (fixed for the harness's link and the hello, the cell's `net_frame_bytes`
+//! between data nodes), and a handshake that carries the run's token and names both ends'
+//! task, method and model, so a node refuses a stranger and a peer speaking anything else.
 
 use std::io::{self, IoSlice, Read, Write};
 use std::net::TcpStream;
@@ -10,12 +11,17 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::paged::PageBuffer;
-use crate::protocol::{Failure, Kind};
+use crate::protocol::{Failure, Kind, Params};
 use crate::timing::IoTimer;
 
-/// The largest frame payload any node sends or accepts: a network page (at most this) with
-/// its entries. A declared length above it is refused before any allocation.
+/// The largest frame payload on a link until it is told otherwise: the harness's control link
+/// keeps it, and it is the default of a data link's (`params.net_frame_bytes`). A declared
+/// length above a link's maximum is refused before any allocation.
 pub const MAX_FRAME: usize = 64 << 20;
+/// The bounds of `params.net_frame_bytes`: a data link's maximum frame (a network page, at
+/// most this, with its entries, or one larger object alone). Every driver checks the same.
+pub const MIN_NET_FRAME: usize = 64 << 10;
+pub const MAX_NET_FRAME: usize = 1 << 30;
 /// The first bytes of every hello: anything else on a fresh connection is not a serbench peer.
 pub const MAGIC: &[u8; 8] = b"SERBNET1";
 /// The largest hello payload a node reads from a fresh connection: a stranger's declared
@@ -73,6 +79,19 @@ impl std::ops::Deref for Payload {
     }
 }
 
+/// The largest frame between this cell's data nodes (`params.net_frame_bytes`, default
+/// `MAX_FRAME`), refused outside `MIN_NET_FRAME..=MAX_NET_FRAME`.
+pub fn net_frame_bytes(params: &Params) -> Result<usize, Failure> {
+    let requested = params.u64_or("net_frame_bytes", MAX_FRAME as u64)?;
+    if requested < MIN_NET_FRAME as u64 || requested > MAX_NET_FRAME as u64 {
+        return Err(Failure::bad_request(format!(
+            "params.net_frame_bytes must be between {MIN_NET_FRAME} and {MAX_NET_FRAME}, got \
+             {requested}"
+        )));
+    }
+    Ok(requested as usize)
+}
+
 /// A network failure naming the peer.
 #[cold]
 pub fn peer_failure(peer: &str, what: impl std::fmt::Display) -> Failure {
@@ -84,6 +103,8 @@ pub fn peer_failure(peer: &str, what: impl std::fmt::Display) -> Failure {
 pub struct Link {
     pub peer: String,
     stream: TcpStream,
+    /// The largest frame payload it sends or accepts.
+    max_frame: usize,
     pub bytes_sent: u64,
     pub bytes_received: u64,
 }
@@ -98,9 +119,20 @@ impl Link {
         Ok(Link {
             peer,
             stream,
+            max_frame: MAX_FRAME,
             bytes_sent: 0,
             bytes_received: 0,
         })
+    }
+
+    /// The largest frame payload it sends or accepts (`MAX_FRAME` until told otherwise).
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    /// A data link's maximum, the cell's `net_frame_bytes`, set once its hello is through.
+    pub fn set_max_frame(&mut self, max: usize) {
+        self.max_frame = max;
     }
 
     /// How long a read or write may block from now on.
@@ -119,12 +151,12 @@ impl Link {
         timer: &IoTimer,
     ) -> Result<(), Failure> {
         let len: usize = parts.iter().map(|p| p.len()).sum();
-        if len > MAX_FRAME {
+        if len > self.max_frame {
             return Err(Failure::new(
                 Kind::Internal,
                 format!(
-                    "a {len}-byte frame to {} exceeds the maximum {MAX_FRAME}",
-                    self.peer
+                    "a {len}-byte frame to {} exceeds the maximum {}",
+                    self.peer, self.max_frame
                 ),
             ));
         }
@@ -154,7 +186,7 @@ impl Link {
     /// Receives one frame into `payload` (reused; resized to the frame's length). An error
     /// frame from the peer becomes the failure it names.
     pub fn recv(&mut self, payload: &mut Payload, timer: &IoTimer) -> Result<FrameKind, Failure> {
-        self.recv_at_most(MAX_FRAME, payload, timer)
+        self.recv_at_most(self.max_frame, payload, timer)
     }
 
     /// As `recv`, refusing a declared length above `max` before reading the payload.
@@ -168,7 +200,7 @@ impl Link {
         timer
             .time(|| self.stream.read_exact(&mut header))
             .map_err(|e| self.read_failure(e))?;
-        let (kind, len) = parse_header(header, &self.peer)?;
+        let (kind, len) = parse_header(header, self.max_frame, &self.peer)?;
         if len > max {
             return Err(peer_failure(
                 &self.peer,
@@ -233,8 +265,13 @@ impl Link {
     }
 }
 
-/// A frame header's kind and payload length, checked before anything is allocated.
-pub fn parse_header(header: [u8; HEADER], peer: &str) -> Result<(FrameKind, usize), Failure> {
+/// A frame header's kind and payload length, checked against `max` before anything is
+/// allocated.
+pub fn parse_header(
+    header: [u8; HEADER],
+    max: usize,
+    peer: &str,
+) -> Result<(FrameKind, usize), Failure> {
     let len = u32::from_le_bytes(header[..4].try_into().unwrap()) as usize;
     let kind = FrameKind::from_byte(header[4]).ok_or_else(|| {
         peer_failure(
@@ -242,10 +279,10 @@ pub fn parse_header(header: [u8; HEADER], peer: &str) -> Result<(FrameKind, usiz
             format!("unknown frame kind {} (garbage on the socket?)", header[4]),
         )
     })?;
-    if len > MAX_FRAME {
+    if len > max {
         return Err(peer_failure(
             peer,
-            format!("a frame of {len} bytes exceeds the maximum {MAX_FRAME}"),
+            format!("a frame of {len} bytes exceeds the maximum {max}"),
         ));
     }
     Ok((kind, len))
@@ -423,6 +460,142 @@ mod tests {
         assert_eq!(e.kind, Kind::Network);
         assert!(e.message.contains("peer server") && e.message.contains("exceeds the maximum"));
         assert!(buf.is_empty());
+    }
+
+    /// A data link's maximum is its cell's: a frame up to it arrives, a longer one is refused
+    /// from its header by the receiver (nothing allocated) and by the sender (nothing sent).
+    #[test]
+    fn a_data_link_takes_frames_up_to_its_own_maximum_and_refuses_longer_unread() {
+        let (mut a, mut raw) = pair();
+        let mut b =
+            Link::new("a".into(), raw.try_clone().unwrap(), Duration::from_secs(5)).unwrap();
+        let limit = 1 << 20;
+        a.set_max_frame(limit);
+        b.set_max_frame(limit);
+        let sender = thread::spawn(move || {
+            let t = IoTimer::default();
+            let page = vec![7u8; limit];
+            b.send(FrameKind::Pages, &[&page], &t).unwrap();
+            let e = b.send(FrameKind::Pages, &[&page, b"x"], &t).unwrap_err();
+            assert_eq!(e.kind, Kind::Internal);
+            assert_eq!(
+                e.message,
+                "a 1048577-byte frame to a exceeds the maximum 1048576"
+            );
+            assert_eq!(b.bytes_sent, (HEADER + limit) as u64);
+        });
+        let t = IoTimer::default();
+        let mut buf = Payload::default();
+        assert_eq!(a.recv(&mut buf, &t).unwrap(), FrameKind::Pages);
+        assert_eq!(buf.len(), limit);
+        sender.join().unwrap();
+
+        let mut header = ((limit + 1) as u32).to_le_bytes().to_vec();
+        header.push(FrameKind::Pages as u8);
+        raw.write_all(&header).unwrap();
+        let mut fresh = Payload::default();
+        let e = a.recv(&mut fresh, &t).unwrap_err();
+        assert_eq!(e.kind, Kind::Network);
+        assert_eq!(
+            e.message,
+            "peer server: a frame of 1048577 bytes exceeds the maximum 1048576"
+        );
+        assert!(fresh.is_empty() && fresh.buffer.bytes().is_empty());
+    }
+
+    /// Above 64 MiB (the control link's maximum and the default): a frame a link allows
+    /// arrives whole (the aggregation's sums of BSON vectors need this), a hostile length is
+    /// still refused before anything is allocated, and the harness's link keeps 64 MiB.
+    #[test]
+    fn a_frame_above_64_mib_passes_a_link_whose_maximum_allows_it() {
+        let (mut a, raw) = pair();
+        let mut b = Link::new("a".into(), raw, Duration::from_secs(5)).unwrap();
+        let limit = 128 << 20;
+        a.set_max_frame(limit);
+        b.set_max_frame(limit);
+        let len = MAX_FRAME + 4097;
+        let sender = thread::spawn(move || {
+            let big: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            b.send(
+                FrameKind::Pages,
+                &[&big[..8], &big[8..]],
+                &IoTimer::default(),
+            )
+            .unwrap();
+            b
+        });
+        let mut buf = Payload::default();
+        assert_eq!(
+            a.recv(&mut buf, &IoTimer::default()).unwrap(),
+            FrameKind::Pages
+        );
+        assert_eq!(buf.len(), len);
+        assert!(buf.iter().enumerate().all(|(i, b)| *b == i as u8));
+        let mut b = sender.join().unwrap();
+        assert_eq!(b.bytes_sent, a.bytes_received);
+
+        let mut header = u32::MAX.to_le_bytes();
+        let hostile = [
+            header[0],
+            header[1],
+            header[2],
+            header[3],
+            FrameKind::Pages as u8,
+        ];
+        let e = parse_header(hostile, MAX_NET_FRAME, "p").unwrap_err();
+        assert_eq!(
+            e.message,
+            "peer p: a frame of 4294967295 bytes exceeds the maximum 1073741824"
+        );
+        header = ((MAX_FRAME + 1) as u32).to_le_bytes();
+        let just_over = [
+            header[0],
+            header[1],
+            header[2],
+            header[3],
+            FrameKind::Pages as u8,
+        ];
+        assert_eq!(
+            parse_header(just_over, limit, "p").unwrap(),
+            (FrameKind::Pages, MAX_FRAME + 1)
+        );
+        assert!(parse_header(just_over, MAX_FRAME, "p").is_err());
+        // the sender's end of a default link (the harness's) still stops at 64 MiB
+        b.set_max_frame(MAX_FRAME);
+        let e = b
+            .send(
+                FrameKind::Control,
+                &[&vec![0u8; MAX_FRAME + 1]],
+                &IoTimer::default(),
+            )
+            .unwrap_err();
+        assert!(e.message.ends_with("exceeds the maximum 67108864"), "{e}");
+    }
+
+    #[test]
+    fn net_frame_bytes_defaults_to_64_mib_and_is_refused_out_of_its_bounds() {
+        let params =
+            |v: Value| Params(json!({ "net_frame_bytes": v }).as_object().unwrap().clone());
+        assert_eq!(net_frame_bytes(&Params::default()).unwrap(), 64 << 20);
+        assert_eq!(net_frame_bytes(&params(json!(65536))).unwrap(), 65536);
+        assert_eq!(
+            net_frame_bytes(&params(json!(1u64 << 30))).unwrap(),
+            1 << 30
+        );
+        for bad in [
+            json!(65535),
+            json!((1u64 << 30) + 1),
+            json!(1u64 << 40),
+            json!(0),
+        ] {
+            let e = net_frame_bytes(&params(bad.clone())).unwrap_err();
+            assert_eq!(e.kind, Kind::BadRequest);
+            assert_eq!(
+                e.message,
+                format!("params.net_frame_bytes must be between 65536 and 1073741824, got {bad}")
+            );
+        }
+        assert!(net_frame_bytes(&params(json!("big"))).is_err());
     }
 
     #[test]
