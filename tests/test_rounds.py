@@ -123,3 +123,24 @@ def test_comparison_sets_cut_a_batch_by_task_n_and_setting_in_task_order():
              cell("a", 4, n=20), cell("b", 5, n=20), cell("c", 6)]
     sets = comparison_sets(cells)
     assert [[c.cell_id for c in s] for s in sets] == [[3], [2, 6], [4, 5], [1]]
+
+
+def test_each_cell_records_the_wall_time_of_its_own_rounds_also_when_one_fails():
+    """A clock that advances 2 s per request of `a`, 5 s per request of `b` and 1 s between
+    rounds: each cell's `wall_s` sums its own requests only (3 rounds each; `b` fails in its
+    third)."""
+    now = [0.0]
+    recorder = Recorder(fail=("b", 2))
+
+    def measure(asked: Cell, number: int) -> CellResult:
+        now[0] += {"a": 2.0, "b": 5.0}[asked.method]
+        return recorder.measure(asked, number)
+
+    def record(done: Cell, result: CellResult) -> None:
+        now[0] += 1.0
+        recorder.record(done, result)
+
+    run_set([cell("a", 1), cell("b", 2)], measure, record, seed="s", clock=lambda: now[0])
+    assert recorder.recorded["a"].counters["wall_s"] == 6.0
+    assert recorder.recorded["b"].status == "failed"
+    assert recorder.recorded["b"].counters["wall_s"] == 15.0

@@ -92,6 +92,7 @@ class Progress:
     rounds: int = 0
     repetitions: int = 0  # per round, from the second on
     ended_by: str | None = None
+    wall_s: float = 0.0  # the wall time of its rounds: where a run's hours go, per cell
 
     def add(self, result: CellResult, number: int) -> None:
         """A round's samples, numbered on from the earlier rounds' warm-ups and repetitions
@@ -114,7 +115,8 @@ class Progress:
         precision = {"rounds": self.rounds, "repetitions_per_round": self.repetitions,
                      "ended_by": self.ended_by, "ci_target": self.cell.ci_target,
                      "ci_half_width": None if width is None else round(width, 4)}
-        counters = {**(self.first.counters or {}), "precision": precision}
+        counters = {**(self.first.counters or {}), "precision": precision,
+                    "wall_s": round(self.wall_s, 3)}
         return replace(self.first, samples=self.samples, counters=counters)
 
 
@@ -130,10 +132,12 @@ def run_set(cells: list[Cell], measure: Measure, record: Record, seed: str,
         for cell in round_order(list(live), number, rng):
             progress = live[cell]
             asked = progress.repetitions if number else cell.repetitions
+            before = clock()
             result = measure(round_cell(cell, number, asked), number)
+            progress.wall_s += clock() - before
             if result.status != "ok":
                 del live[cell]
-                record(cell, _failed_round(result, number))
+                record(cell, _failed_round(result, number, progress.wall_s))
                 continue
             progress.add(result, number)
             if not result.samples:  # nothing timed (sizes): one round says all
@@ -153,10 +157,12 @@ def run_set(cells: list[Cell], measure: Measure, record: Record, seed: str,
         number += 1
 
 
-def _failed_round(result: CellResult, number: int) -> CellResult:
+def _failed_round(result: CellResult, number: int, wall_s: float) -> CellResult:
+    counters = {**(result.counters or {}), "wall_s": round(wall_s, 3)}
     if number == 0:
-        return result
-    return replace(result, message=f"round {number + 1}: {result.message or ''}")
+        return replace(result, counters=counters)
+    return replace(result, counters=counters,
+                   message=f"round {number + 1}: {result.message or ''}")
 
 
 def _repetition_ns(samples: list[dict]) -> float:
