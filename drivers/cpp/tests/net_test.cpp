@@ -92,8 +92,86 @@ TEST(NetWire, AnOversizeLengthIsRefusedBeforeAnythingIsAllocated) {
   EXPECT_EQ(buf.data(), nullptr);  // nothing was allocated for it
   // one byte above the maximum, from the header alone
   const std::array<uint8_t, 5> just_over{0x01, 0x00, 0x00, 0x04, 3};
-  EXPECT_NE(failure_of([&] { net::parse_header(just_over, "x"); }).find("exceeds the maximum"),
+  EXPECT_NE(failure_of([&] { net::parse_header(just_over, net::kMaxFrame, "x"); })
+                .find("exceeds the maximum"),
             std::string::npos);
+}
+
+// A data link's maximum is its cell's: a frame up to it arrives, a longer one is refused from
+// its header by the receiver (nothing allocated) and by the sender (nothing sent).
+TEST(NetWire, ADataLinkTakesFramesUpToItsOwnMaximumAndRefusesLongerUnread) {
+  Pair p = pair();
+  const int raw = ::dup(p.raw);
+  Link b("a", raw, 5000);
+  const std::size_t limit = std::size_t(1) << 20;
+  p.a.set_max_frame(limit);
+  b.set_max_frame(limit);
+  const std::vector<uint8_t> page(limit, 7);
+  std::string over;
+  std::thread sender([&] {
+    IoTimer t;
+    b.send(FrameKind::pages, {page}, t);
+    const uint8_t x = 1;
+    over = failure_of([&] { b.send(FrameKind::pages, {page, {&x, 1}}, t); });
+  });
+  Bytes buf;
+  IoTimer t;
+  EXPECT_EQ(p.a.recv(buf, t), FrameKind::pages);
+  EXPECT_EQ(buf.size(), limit);
+  sender.join();
+  EXPECT_EQ(over, "internal: a 1048577-byte frame to a exceeds the maximum 1048576");
+  EXPECT_EQ(b.bytes_sent, net::kFrameHeader + limit);
+
+  p.write(header(uint32_t(limit + 1), 3));
+  Bytes fresh;
+  EXPECT_EQ(failure_of([&] { p.a.recv(fresh, t); }),
+            "peer server: a frame of 1048577 bytes exceeds the maximum 1048576");
+  EXPECT_EQ(fresh.data(), nullptr);  // nothing was allocated for it
+}
+
+// Above 64 MiB (the control link's maximum and the default): a frame a link allows arrives
+// whole (the aggregation's sums of BSON vectors need this), and a hostile length is still
+// refused from its header.
+TEST(NetWire, AFrameAbove64MiBPassesALinkWhoseMaximumAllowsIt) {
+  Pair p = pair();
+  Link b("a", std::exchange(p.raw, -1), 5000);
+  const std::size_t limit = std::size_t(128) << 20;
+  p.a.set_max_frame(limit);
+  b.set_max_frame(limit);
+  const std::size_t len = net::kMaxFrame + 4097;
+  std::vector<uint8_t> big(len);
+  for (std::size_t i = 0; i < len; ++i) big[i] = uint8_t(i);
+  std::thread sender([&] {
+    IoTimer t;
+    b.send(FrameKind::pages, {{big.data(), 8}, {big.data() + 8, len - 8}}, t);
+  });
+  Bytes buf;
+  IoTimer t;
+  EXPECT_EQ(p.a.recv(buf, t), FrameKind::pages);
+  sender.join();
+  ASSERT_EQ(buf.size(), len);
+  EXPECT_EQ(std::memcmp(buf.data(), big.data(), len), 0);
+  EXPECT_EQ(b.bytes_sent, p.a.bytes_received);
+
+  const std::array<uint8_t, 5> hostile{0xff, 0xff, 0xff, 0xff, 3};
+  EXPECT_EQ(failure_of([&] { net::parse_header(hostile, net::kMaxNetFrame, "p"); }),
+            "peer p: a frame of 4294967295 bytes exceeds the maximum 1073741824");
+  const std::array<uint8_t, 5> just_over{0x01, 0x00, 0x00, 0x04, 3};
+  EXPECT_EQ(net::parse_header(just_over, limit, "p").second, net::kMaxFrame + 1);
+}
+
+TEST(NetWire, NetFrameBytesDefaultsTo64MiBAndIsRefusedOutOfItsBounds) {
+  EXPECT_EQ(net::net_frame_bytes(Params::parse("{}")), std::size_t(64) << 20);
+  EXPECT_EQ(net::net_frame_bytes(Params::parse(R"({"net_frame_bytes": 65536})")), 65536u);
+  EXPECT_EQ(net::net_frame_bytes(Params::parse(R"({"net_frame_bytes": 1073741824})")),
+            std::size_t(1) << 30);
+  for (const char* bad : {"65535", "1073741825", "1099511627776", "0"}) {
+    const std::string text = std::string(R"({"net_frame_bytes": )") + bad + "}";
+    EXPECT_EQ(failure_of([&] { net::net_frame_bytes(Params::parse(text)); }),
+              std::string("bad_request: params.net_frame_bytes must be between 65536 and "
+                          "1073741824, got ") +
+                  bad);
+  }
 }
 
 TEST(NetWire, TruncatedFramesGarbageAndErrorFramesNameThePeer) {
@@ -287,6 +365,84 @@ TEST(NetPages, ShippedStoredPagesArriveAsAValidPagedFile) {
     EXPECT_EQ(read_back(out.path("f")), checksum_of(tail));
     EXPECT_GT(got.frames, 2u);
   }
+}
+
+// One object of 80,008 bytes, above a 64 KiB frame: refused by the packer naming the parameter
+// to raise, and through links whose maximum is 1 MiB it travels alone.
+TEST(NetPages, AnObjectAboveTheLinksFrameNamesParamsNetFrameBytesAndFitsALargerOne) {
+  Arrays big;
+  for (int i = 0; i < 20000; ++i) big.ints.push_back(i);
+  Handcoded method;
+  IoTimer timer;
+  {
+    Pair p = pair();
+    Link sender("receiver", std::exchange(p.raw, -1), 5000);
+    sender.set_max_frame(64 << 10);
+    net::Packer packer(P, 4096);
+    EXPECT_EQ(failure_of([&] {
+                packer.push(Handcoded::alignment,
+                            [&](Bytes& out) { method.encode<Arrays>(big, out); }, sender, timer);
+              }),
+              "internal: an object of 80008 bytes does not fit a frame of 65536 "
+              "(params.net_frame_bytes)");
+    EXPECT_EQ(sender.bytes_sent, 0u);
+  }
+  Scratch dir;
+  Pair p = pair();
+  Link sender("receiver", std::exchange(p.raw, -1), 5000);
+  sender.set_max_frame(1 << 20);
+  p.a.set_max_frame(1 << 20);
+  net::Streamed sent;
+  std::thread t([&] {
+    IoTimer tt;
+    net::Packer packer(P, 4096);
+    packer.push(Handcoded::alignment, [&](Bytes& out) { method.encode<Arrays>(big, out); },
+                sender, tt);
+    sent = packer.finish(sender, tt);
+    sender.send_json(FrameKind::end, net::end_summary(sent, P), tt);
+  });
+  const auto [got, checksum] = receive(p.a, dir.path("f"));
+  t.join();
+  EXPECT_EQ(got, sent);
+  EXPECT_EQ(sent.frames, 1u);
+  EXPECT_GT(sent.bytes, 64u << 10);
+  EXPECT_EQ(checksum, checksum_of({big}));
+}
+
+// A stored object whose pages exceed the link's frame is refused before they are read.
+TEST(NetPages, StoredPagesAboveTheLinksFrameAreRefusedNamingParamsNetFrameBytes) {
+  Arrays big;
+  for (int i = 0; i < 20000; ++i) big.ints.push_back(i);
+  Scratch dir;
+  Handcoded method;
+  IoTimer timer;
+  write_file(method, std::vector<Arrays>{big}, dir.path("in"), P, timer);
+  Bytes page;
+  PageReader reader(dir.path("in"), Expect{"arrays", "handcoded", std::nullopt}, timer, page);
+  const std::vector<Entry> entries{reader.entry(0)};
+  Pair p = pair();
+  Link sender("receiver", std::exchange(p.raw, -1), 5000);
+  sender.set_max_frame(64 << 10);
+  bool read = false;
+  const net::PageSource source = [&](uint64_t, std::size_t) {
+    read = true;
+    return std::span<const uint8_t>();
+  };
+  EXPECT_EQ(failure_of([&] {
+              net::ship(entries, P, reader.header().data_len, 4096, source, sender, timer);
+            }),
+            "internal: stored pages of 80008 bytes do not fit a frame of 65536 "
+            "(params.net_frame_bytes)");
+  EXPECT_FALSE(read);
+  EXPECT_EQ(sender.bytes_sent, 0u);
+}
+
+TEST(NetPages, ANetworkPageMayNotExceedTheCellsFrame) {
+  EXPECT_EQ(net::net_page_bytes(uint64_t(100) << 20, P, std::size_t(256) << 20),
+            std::size_t(100) << 20);
+  EXPECT_EQ(failure_of([&] { net::net_page_bytes(uint64_t(2) << 20, P, std::size_t(1) << 20); }),
+            "bad_request: params.net_page_bytes must be between a storage page (64 bytes) plus "
+            "one entry and params.net_frame_bytes (1048576), got 2097152");
 }
 
 // A frame of `entries` over `pages` bytes of zeroes.

@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (frame.size() >= net::kFrameHeader) {
     try {
       const auto [kind, len] =
-          net::parse_header(std::span<const uint8_t, net::kFrameHeader>(frame.data(), 5), "fuzz");
+          net::parse_header(std::span<const uint8_t, net::kFrameHeader>(frame.data(), 5),
+                            net::kMaxFrame, "fuzz");
       fuzz::promise(len <= net::kMaxFrame && uint8_t(kind) >= 1 && uint8_t(kind) <= 6,
                     "a header accepted beyond its rules");
     } catch (const net::PeerFailure&) {

@@ -59,7 +59,8 @@ class TreeSum final : public Role {
     }
     own_ = std::move(vectors[0]);
     page_size_ = params.page_size().value_or(kDefaultPageSize);
-    budget_ = net_page_bytes(params.u64_or("net_page_bytes", kDefaultNetPage), page_size_);
+    budget_ = net_page_bytes(params.u64_or("net_page_bytes", kDefaultNetPage), page_size_,
+                             net_frame_bytes(params));
     if (params.has("output")) output_ = params.path("output") + "/sum";
   }
 

@@ -153,7 +153,8 @@ Knock::~Knock() {
 std::size_t Knock::frame_len() const {
   if (frame_.size() < kFrameHeader) return kFrameHeader;
   const auto [kind, len] =
-      parse_header(std::span<const uint8_t, kFrameHeader>(frame_.data(), kFrameHeader), from_);
+      parse_header(std::span<const uint8_t, kFrameHeader>(frame_.data(), kFrameHeader), kMaxFrame,
+                   from_);
   if (kind != FrameKind::hello) {
     throw PeerFailure(from_, "not a serbench peer (its first frame is no hello)");
   }

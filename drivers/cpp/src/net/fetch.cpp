@@ -61,7 +61,8 @@ class Server final : public Role {
     OpenFile file(input_, expect_own<Meth, M>(), timer);
     check_range(input_, start_, n_, file.index.count());
     page_size_ = file.index.header().page_size;
-    budget_ = net_page_bytes(setup.params.u64_or("net_page_bytes", kDefaultNetPage), page_size_);
+    budget_ = net_page_bytes(setup.params.u64_or("net_page_bytes", kDefaultNetPage), page_size_,
+                             net_frame_bytes(setup.params));
     if (!ram) return;
     ram_ = true;
     if constexpr (NativeInPages<Meth, M>) {

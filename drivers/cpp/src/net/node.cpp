@@ -115,8 +115,10 @@ Setup Node::read_setup() {
           message.str("depth"),   Params::parse(params_text(message))};
   s.peer_timeout_ms = s.params.u64_or("peer_timeout_ms", 30000);
   if (s.peer_timeout_ms == 0) throw bad_request("params.peer_timeout_ms must be at least 1");
+  s.net_frame_bytes = net_frame_bytes(s.params);
   name_ = s.name;
   peer_timeout_ms_ = s.peer_timeout_ms;
+  net_frame_bytes_ = s.net_frame_bytes;
   speaks_ = {s.task, s.method, s.model, s.variant};
   return s;
 }
@@ -228,6 +230,10 @@ Links Node::connect() {
       }
       throw;
     }
+  }
+  // past the hellos, frames between data nodes are bounded by the cell's limit
+  for (auto* group : {&links.dialed, &links.accepted}) {
+    for (Link& l : *group) l.set_max_frame(net_frame_bytes_);
   }
   return links;
 }

@@ -31,6 +31,7 @@ struct Setup {
   std::string task, role, name, method, model, variant, depth;
   Params params;
   uint64_t peer_timeout_ms = 30000;
+  std::size_t net_frame_bytes = kMaxFrame;  // the largest frame on a link to a peer
 
   // The cell's depth, `materialize` when the setup names none.
   Depth depth_or_materialize() const;
@@ -92,6 +93,7 @@ class Node {
   std::string name_;
   std::array<std::string, 4> speaks_;
   uint64_t peer_timeout_ms_ = 30000;
+  std::size_t net_frame_bytes_ = kMaxFrame;
 };
 
 // `listen --address HOST:PORT [--allow-wildcard]`: runs one node, which admits only

@@ -19,13 +19,20 @@ std::span<const uint8_t> span_of(const std::string& s) { return as_bytes(s); }
 
 uint64_t div_ceil(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// The failure of a sender whose object (or stored pages) would not fit the link's frame.
+[[gnu::cold]] Failure too_large(const std::string& what, const Link& link) {
+  return Failure(Kind::internal, what + " a frame of " + std::to_string(link.max_frame()) +
+                                     " (params.net_frame_bytes)");
+}
+
 }  // namespace
 
-std::size_t net_page_bytes(uint64_t requested, uint32_t page_size) {
-  if (requested < uint64_t(page_size) + kPagesHead + kEntryBytes || requested > kMaxFrame) {
+std::size_t net_page_bytes(uint64_t requested, uint32_t page_size, std::size_t max_frame) {
+  if (requested < uint64_t(page_size) + kPagesHead + kEntryBytes || requested > max_frame) {
     throw bad_request("params.net_page_bytes must be between a storage page (" +
                       std::to_string(page_size) + " bytes) plus one entry and " +
-                      std::to_string(kMaxFrame) + ", got " + std::to_string(requested));
+                      "params.net_frame_bytes (" + std::to_string(max_frame) + "), got " +
+                      std::to_string(requested));
   }
   return std::size_t(requested);
 }
@@ -56,9 +63,10 @@ void check_end(std::span<const uint8_t> end, const Streamed& arrived, uint32_t p
 
 void Packer::place(std::size_t at, std::size_t len, Link& link, IoTimer& timer) {
   const std::size_t p = page_size_;
-  if (len == 0 || div_ceil(len, p) * p > kMaxFrame - kPagesHead - kEntryBytes) {
-    throw Failure(Kind::internal, "an object of " + std::to_string(len) +
-                                      " bytes does not fit a frame of " + std::to_string(kMaxFrame));
+  // an object larger than a network page travels alone, in a frame up to the link's maximum
+  // (the cell's net_frame_bytes)
+  if (len == 0 || div_ceil(len, p) * p > link.max_frame() - kPagesHead - kEntryBytes) {
+    throw too_large("an object of " + std::to_string(len) + " bytes does not fit", link);
   }
   if (at > page_start_ && at - page_start_ + len > p) {
     // the object starts the next storage page: pad this one, move the object after it
@@ -120,6 +128,11 @@ Streamed ship(std::span<const Entry> entries, uint32_t page_size, uint64_t data_
   auto send = [&](uint64_t first, uint64_t last) {
     const uint64_t from = first * p;
     const uint64_t to = std::min((last + 1) * p, data_len);
+    // a large stored object travels alone: refused before its pages are read if the frame
+    // would exceed the link's maximum
+    if (to - from + kPagesHead + frame_entries.size() > link.max_frame()) {
+      throw too_large("stored pages of " + std::to_string(to - from) + " bytes do not fit", link);
+    }
     const auto pages = source(from, std::size_t(to - from));
     const auto head = frame_head(count);
     link.send(FrameKind::pages, {head, span_of(frame_entries), pages}, timer);

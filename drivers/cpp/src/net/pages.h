@@ -26,8 +26,9 @@ namespace serbench::net {
 inline constexpr std::size_t kPagesHead = 8;
 inline constexpr uint64_t kDefaultNetPage = uint64_t(20) << 20;
 
-// A network page size from a request: a storage page plus one entry at least, a frame at most.
-std::size_t net_page_bytes(uint64_t requested, uint32_t page_size);
+// A network page size from a request: a storage page plus one entry at least, a frame of the
+// cell's at most (`max_frame`, from params.net_frame_bytes).
+std::size_t net_page_bytes(uint64_t requested, uint32_t page_size, std::size_t max_frame);
 
 // The counts of one stream, as its end frame reports them.
 struct Streamed {

@@ -73,7 +73,8 @@ class TreeSort final : public Role {
     PageReader reader(input, Expect{model_name<M>(), Meth::id, std::nullopt}, timer, page);
     check_range(input, start, n, reader.count());
     page_size_ = reader.header().page_size;
-    budget_ = net_page_bytes(params.u64_or("net_page_bytes", kDefaultNetPage), page_size_);
+    budget_ = net_page_bytes(params.u64_or("net_page_bytes", kDefaultNetPage), page_size_,
+                             net_frame_bytes(params));
     if (params.has("output")) output_ = params.path("output") + "/sorted";
     partition_.reserve(n);
     for (uint64_t k = start; k < start + n; ++k) {

@@ -36,7 +36,7 @@ std::pair<std::string, std::string> describe(const std::exception& e) {
 }
 
 std::pair<FrameKind, std::size_t> parse_header(std::span<const uint8_t, kFrameHeader> header,
-                                               std::string_view peer) {
+                                               std::size_t max, std::string_view peer) {
   uint32_t len;
   std::memcpy(&len, header.data(), 4);
   const uint8_t kind = header[4];
@@ -44,11 +44,21 @@ std::pair<FrameKind, std::size_t> parse_header(std::span<const uint8_t, kFrameHe
     throw PeerFailure(peer, "unknown frame kind " + std::to_string(kind) +
                                 " (garbage on the socket?)");
   }
-  if (len > kMaxFrame) {
+  if (len > max) {
     throw PeerFailure(peer, "a frame of " + std::to_string(len) + " bytes exceeds the maximum " +
-                                std::to_string(kMaxFrame));
+                                std::to_string(max));
   }
   return {FrameKind(kind), len};
+}
+
+std::size_t net_frame_bytes(const Params& params) {
+  const uint64_t requested = params.u64_or("net_frame_bytes", kMaxFrame);
+  if (requested < kMinNetFrame || requested > kMaxNetFrame) {
+    throw bad_request("params.net_frame_bytes must be between " + std::to_string(kMinNetFrame) +
+                      " and " + std::to_string(kMaxNetFrame) + ", got " +
+                      std::to_string(requested));
+  }
+  return std::size_t(requested);
 }
 
 // ---- JSON objects -------------------------------------------------------------------------
@@ -142,7 +152,8 @@ Link::Link(Link&& o) noexcept
     : peer(std::move(o.peer)),
       bytes_sent(o.bytes_sent),
       bytes_received(o.bytes_received),
-      fd_(std::exchange(o.fd_, -1)) {}
+      fd_(std::exchange(o.fd_, -1)),
+      max_frame_(o.max_frame_) {}
 
 Link& Link::operator=(Link&& o) noexcept {
   if (this != &o) {
@@ -151,6 +162,7 @@ Link& Link::operator=(Link&& o) noexcept {
     bytes_sent = o.bytes_sent;
     bytes_received = o.bytes_received;
     fd_ = std::exchange(o.fd_, -1);
+    max_frame_ = o.max_frame_;
   }
   return *this;
 }
@@ -163,9 +175,9 @@ void Link::send(FrameKind kind, std::initializer_list<std::span<const uint8_t>> 
                 IoTimer& timer) {
   std::size_t len = 0;
   for (auto p : parts) len += p.size();
-  if (len > kMaxFrame) {
+  if (len > max_frame_) {
     throw Failure(Kind::internal, "a " + std::to_string(len) + "-byte frame to " + peer +
-                                      " exceeds the maximum " + std::to_string(kMaxFrame));
+                                      " exceeds the maximum " + std::to_string(max_frame_));
   }
   uint8_t header[kFrameHeader];
   const uint32_t len32 = uint32_t(len);
@@ -244,7 +256,7 @@ void Link::set_timeout(uint64_t timeout_ms) {
 FrameKind Link::recv(Bytes& payload, IoTimer& timer, std::size_t max) {
   std::array<uint8_t, kFrameHeader> header;
   read_exact(header.data(), header.size(), timer);
-  const auto [kind, len] = parse_header(header, peer);
+  const auto [kind, len] = parse_header(header, max_frame_, peer);
   if (len > max) {
     throw PeerFailure(peer, "a " + std::string(frame_kind_name(kind)) + " frame of " +
                                 std::to_string(len) + " bytes exceeds its maximum " +

@@ -1,6 +1,7 @@
 #pragma once
 // The wire of PROTOCOL.md 10.2: every byte between nodes, and between the harness and a node,
-// is a frame `u32 length (LE) | u8 kind | payload`. A declared length above kMaxFrame, or an
+// is a frame `u32 length (LE) | u8 kind | payload`. A declared length above the link's maximum
+// (kMaxFrame on the harness's link, the cell's net_frame_bytes between data nodes), or an
 // unknown kind, is refused from the 5-byte header alone, before anything is allocated. The
 // first frame of every connection is a hello carrying the cell's token and naming who speaks
 // and what; a fresh connection's hello may not exceed kMaxHello.
@@ -25,7 +26,12 @@
 
 namespace serbench::net {
 
+// A link's maximum frame payload until it is told otherwise: the harness's control link keeps
+// it, and it is the default of a data link's (params.net_frame_bytes).
 inline constexpr std::size_t kMaxFrame = std::size_t(64) << 20;
+// The bounds of params.net_frame_bytes; every driver checks the same.
+inline constexpr std::size_t kMinNetFrame = std::size_t(64) << 10;
+inline constexpr std::size_t kMaxNetFrame = std::size_t(1) << 30;
 inline constexpr std::size_t kFrameHeader = 5;
 inline constexpr std::string_view kMagic = "SERBNET1";
 inline constexpr std::size_t kMaxHello = 4096;
@@ -50,9 +56,13 @@ class PeerFailure : public std::exception {
 // The protocol's kind and message of whatever a node caught.
 std::pair<std::string, std::string> describe(const std::exception& e);
 
-// A header's kind and length, checked: unknown kind or an oversize length is a PeerFailure.
+// A header's kind and length, checked: unknown kind or a length above `max` is a PeerFailure.
 std::pair<FrameKind, std::size_t> parse_header(std::span<const uint8_t, kFrameHeader> header,
-                                               std::string_view peer);
+                                               std::size_t max, std::string_view peer);
+
+// The largest frame between this cell's data nodes (params.net_frame_bytes, default kMaxFrame);
+// outside [kMinNetFrame, kMaxNetFrame] a bad_request.
+std::size_t net_frame_bytes(const Params& params);
 
 // A JSON object's members as the node reads them (a parsed copy of one frame's payload).
 class JsonObject {
@@ -97,8 +107,11 @@ class Link {
   void send(FrameKind kind, std::initializer_list<std::span<const uint8_t>> parts, IoTimer& timer);
   void send_json(FrameKind kind, const Json& value, IoTimer& timer);
   // One frame into `payload` (resized to its length); an error frame becomes the PeerFailure
-  // it reports. A declared length above `max` is refused before the payload is read.
-  FrameKind recv(Bytes& payload, IoTimer& timer, std::size_t max = kMaxFrame);
+  // it reports. A declared length above the link's maximum is refused before the payload is
+  // read.
+  FrameKind recv(Bytes& payload, IoTimer& timer) { return recv(payload, timer, max_frame_); }
+  // As recv, refusing a declared length above `max` (at most the link's maximum) too.
+  FrameKind recv(Bytes& payload, IoTimer& timer, std::size_t max);
   // One frame that must be `want` and hold a JSON object.
   JsonObject recv_json(FrameKind want, IoTimer& timer);
   // Best effort: tells the peer why this node stops.
@@ -106,10 +119,15 @@ class Link {
   // How long a read or write may block from now on.
   void set_timeout(uint64_t timeout_ms);
   int fd() const { return fd_; }
+  // The largest frame payload it sends or accepts (kMaxFrame until set); a data link's is the
+  // cell's net_frame_bytes, set once its hello is through.
+  std::size_t max_frame() const { return max_frame_; }
+  void set_max_frame(std::size_t max) { max_frame_ = max; }
 
  private:
   void read_exact(uint8_t* into, std::size_t n, IoTimer& timer);
   int fd_;
+  std::size_t max_frame_ = kMaxFrame;
 };
 
 // What one end of a connection says it is.
