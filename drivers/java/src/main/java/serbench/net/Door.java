@@ -311,7 +311,7 @@ final class Door implements AutoCloseable {
         }
 
         private int helloLength() throws Failure {
-            Wire.Header h = Wire.parseHeader(header, from);
+            Wire.Header h = Wire.parseHeader(header, Wire.MAX_FRAME, from);
             if (h.kind() != FrameKind.HELLO) {
                 throw Wire.peerFailure(from, "not a serbench peer (its first frame is no hello)");
             }

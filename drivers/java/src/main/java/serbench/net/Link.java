@@ -24,6 +24,8 @@ public final class Link implements AutoCloseable {
     private final Selector selector;
     private final SelectionKey key;
     private long timeoutNs;
+    /** The largest frame payload it sends or accepts. */
+    private int maxFrame = Wire.MAX_FRAME;
     private final ByteBuffer header = ByteBuffer.allocate(Wire.HEADER);
     public long bytesSent;
     public long bytesReceived;
@@ -48,9 +50,9 @@ public final class Link implements AutoCloseable {
         for (ByteBuffer p : parts) {
             len += p.remaining();
         }
-        if (len > Wire.MAX_FRAME) {
+        if (len > maxFrame) {
             throw Failure.internal("a " + len + "-byte frame to " + peer
-                + " exceeds the maximum " + Wire.MAX_FRAME);
+                + " exceeds the maximum " + maxFrame);
         }
         ByteBuffer[] all = new ByteBuffer[parts.length + 1];
         all[0] = Wire.header(kind, (int) len);
@@ -68,6 +70,16 @@ public final class Link implements AutoCloseable {
         send(kind, timer, ByteBuffer.wrap(Wire.json(value)));
     }
 
+    /** The largest frame payload it sends or accepts ({@link Wire#MAX_FRAME} until set). */
+    public int maxFrame() {
+        return maxFrame;
+    }
+
+    /** A data link's maximum, the cell's `net_frame_bytes`, set once its hello is through. */
+    public void setMaxFrame(int max) {
+        maxFrame = max;
+    }
+
     /** How long a read or write may block from now on. */
     public void setTimeout(long timeoutMs) {
         timeoutNs = timeoutMs * 1_000_000L;
@@ -75,7 +87,7 @@ public final class Link implements AutoCloseable {
 
     /** Receives one frame into `payload`; an error frame from the peer becomes its failure. */
     public FrameKind recv(Payload payload, IoTimer timer) throws Failure {
-        return recv(payload, timer, Wire.MAX_FRAME);
+        return recv(payload, timer, maxFrame);
     }
 
     /** As `recv`, refusing a declared length above `max` before the payload is read. */
@@ -85,7 +97,7 @@ public final class Link implements AutoCloseable {
         try {
             header.clear();
             readFully(header);
-            h = Wire.parseHeader(header, peer);
+            h = Wire.parseHeader(header, maxFrame, peer);
             if (h.length() > max) {
                 throw Wire.peerFailure(peer, "a " + h.kind().name().toLowerCase(
                     java.util.Locale.ROOT) + " frame of " + h.length()

@@ -71,7 +71,7 @@ public final class NetAggregate implements NetTask {
             Integer p = params.pageSize();
             pageSize = p == null ? Tasks.DEFAULT_PAGE_SIZE : p;
             budget = NetPages.netPageBytes(params.u64Or("net_page_bytes",
-                NetPages.DEFAULT_NET_PAGE), pageSize);
+                NetPages.DEFAULT_NET_PAGE), pageSize, Wire.netFrameBytes(params));
             output = params.has("output") ? params.path("output").resolve("sum") : null;
         }
 

@@ -115,7 +115,7 @@ public final class NetFetch implements NetTask {
                 pageSize = reader.index.pageSize;
             }
             budget = NetPages.netPageBytes(params.u64Or("net_page_bytes",
-                NetPages.DEFAULT_NET_PAGE), pageSize);
+                NetPages.DEFAULT_NET_PAGE), pageSize, Wire.netFrameBytes(params));
             // held as native objects, as a data system holds what it serves from memory
             objects = ram ? decodeRange(codec, method, model, input, start, n) : null;
         }

@@ -28,15 +28,23 @@ public final class NetPages {
     /** Where a checked frame's storage pages lie in its payload, and how many objects. */
     public record Frame(int count, int pagesAt, int pagesLength) {}
 
-    /** A network page size from a request: a storage page plus one entry, at most a frame. */
-    public static int netPageBytes(long requested, int pageSize) throws Failure {
-        if (requested < pageSize + (long) HEAD + Index.ENTRY_BYTES
-                || requested > Wire.MAX_FRAME) {
+    /**
+     * A network page size from a request: a storage page plus one entry, at most a frame of
+     * the cell's (`maxFrame`, from `params.net_frame_bytes`).
+     */
+    public static int netPageBytes(long requested, int pageSize, int maxFrame) throws Failure {
+        if (requested < pageSize + (long) HEAD + Index.ENTRY_BYTES || requested > maxFrame) {
             throw Failure.badRequest("params.net_page_bytes must be between a storage page ("
-                + pageSize + " bytes) plus one entry and " + Wire.MAX_FRAME + ", got "
-                + requested);
+                + pageSize + " bytes) plus one entry and params.net_frame_bytes (" + maxFrame
+                + "), got " + requested);
         }
         return (int) requested;
+    }
+
+    /** The failure of a sender whose object (or stored pages) would not fit the link's frame. */
+    static Failure tooLarge(String what, Link link) {
+        return Failure.internal(what + " a frame of " + link.maxFrame()
+            + " (params.net_frame_bytes)");
     }
 
     static ByteBuffer head(int count) {

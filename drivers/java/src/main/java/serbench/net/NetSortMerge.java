@@ -70,7 +70,7 @@ public final class NetSortMerge implements NetTask {
             }
             partition = NetFetch.decodeRange(codec, method, model, input, start, n);
             budget = NetPages.netPageBytes(params.u64Or("net_page_bytes",
-                NetPages.DEFAULT_NET_PAGE), pageSize);
+                NetPages.DEFAULT_NET_PAGE), pageSize, Wire.netFrameBytes(params));
             output = params.has("output") ? params.path("output").resolve("sorted") : null;
         }
 

@@ -44,6 +44,8 @@ public final class Node {
     private String name = "";
     private List<String> speaks = List.of("", "", "", "");
     private long peerTimeoutMs = CONTROL_WAIT_MS;
+    /** The largest frame on a link to a peer (`params.net_frame_bytes`). */
+    private int frameLimit = Wire.MAX_FRAME;
     private Links links = new Links();
 
     private Node(Door door, String token) {
@@ -147,6 +149,7 @@ public final class Node {
         Setup setup = Setup.parse(message);
         name = setup.name();
         peerTimeoutMs = setup.peerTimeoutMs();
+        frameLimit = setup.netFrameBytes();
         speaks = setup.speaks();
         ModelType<?> model = ModelType.byId(setup.model());
         if (model == null) {
@@ -278,6 +281,13 @@ public final class Node {
             made.dialed.addAll(dialer.get());
         } catch (java.util.concurrent.ExecutionException e) {
             throw asFailure(e.getCause());
+        }
+        // past the hellos, frames between data nodes are bounded by the cell's limit
+        for (Link link : made.dialed) {
+            link.setMaxFrame(frameLimit);
+        }
+        for (Link link : made.accepted) {
+            link.setMaxFrame(frameLimit);
         }
         return made;
     }

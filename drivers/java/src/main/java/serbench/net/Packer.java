@@ -35,11 +35,11 @@ public final class Packer {
         int at = pages.length;
         encoder.encode(pages);
         int len = pages.length - at;
-        // an object larger than a network page travels alone, in a frame up to the maximum
-        if (len <= 0 || (len + p - 1) / p * p > Wire.MAX_FRAME - NetPages.HEAD
+        // an object larger than a network page travels alone, in a frame up to the link's
+        // maximum (the cell's net_frame_bytes)
+        if (len <= 0 || (len + p - 1) / p * p > link.maxFrame() - NetPages.HEAD
                 - Index.ENTRY_BYTES) {
-            throw Failure.internal("an object of " + len + " bytes does not fit a frame of "
-                + Wire.MAX_FRAME);
+            throw NetPages.tooLarge("an object of " + len + " bytes does not fit", link);
         }
         if (at > pageStart && at - pageStart + (long) len > p) {
             // it starts the next storage page: pad this one and move the object after it

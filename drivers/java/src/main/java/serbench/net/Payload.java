@@ -19,8 +19,9 @@ public final class Payload {
     /** The buffer, cleared with room for exactly `len` bytes (allocated only when larger). */
     ByteBuffer fill(int len) {
         if (buffer == null || buffer.capacity() < len) {
-            // whole 4 KiB pages, so a slightly larger next frame reuses the buffer
-            int room = (int) Math.min(Wire.MAX_FRAME, (Math.max(len, 4096L) + 4095L) & ~4095L);
+            // whole 4 KiB pages, so a slightly larger next frame reuses the buffer (`len` is at
+            // most a link's maximum frame, 1 GiB: the rounding stays an int)
+            int room = (int) ((Math.max(len, 4096L) + 4095L) & ~4095L);
             buffer = direct ? ByteBuffer.allocateDirect(room) : ByteBuffer.allocate(room);
             buffer.order(ByteOrder.nativeOrder());
         }

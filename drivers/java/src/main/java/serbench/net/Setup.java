@@ -51,6 +51,11 @@ public record Setup(String task, String role, String name, String method, String
         return ms;
     }
 
+    /** The largest frame between this cell's data nodes (`params.net_frame_bytes`). */
+    public int netFrameBytes() throws Failure {
+        return Wire.netFrameBytes(params());
+    }
+
     /** The depth a role decodes at: materialize when the harness gives none. */
     public Depth depthOrMaterialize() throws Failure {
         return depth.isEmpty() ? Depth.MATERIALIZE : Depth.parse(depth);

@@ -63,6 +63,12 @@ public final class Shipper {
         long p = reader.index.pageSize;
         long from = first * p;
         long to = Math.min((last + 1) * p, reader.index.dataLen);
+        // a large stored object travels alone: refused before its pages are read if the
+        // frame would exceed the link's maximum
+        if (to - from + NetPages.HEAD + entries.length > link.maxFrame()) {
+            throw NetPages.tooLarge("stored pages of " + (to - from) + " bytes do not fit",
+                link);
+        }
         int len = (int) (to - from);
         if (buffer == null || buffer.capacity() < len) {
             buffer = ByteBuffer.allocate(len);

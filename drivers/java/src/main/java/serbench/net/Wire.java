@@ -6,17 +6,25 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import serbench.Failure;
+import serbench.Params;
 import serbench.tasks.Json;
 
 /**
  * The frame layout every connection carries (PROTOCOL.md 10.2): `u32 length (LE) | u8 kind |
- * payload`, with a hard maximum checked before anything is allocated.
+ * payload`, with a maximum per link checked before anything is allocated (fixed for the
+ * harness's link and the hello, the cell's `net_frame_bytes` between data nodes).
  */
 public final class Wire {
     private Wire() {}
 
-    /** The largest payload any node sends or accepts. */
+    /**
+     * The largest payload on a link until it is told otherwise: the harness's control link
+     * keeps it, and it is the default of a data link's (`params.net_frame_bytes`).
+     */
     public static final int MAX_FRAME = 64 << 20;
+    /** The bounds of `params.net_frame_bytes`; every driver checks the same. */
+    public static final int MIN_NET_FRAME = 64 << 10;
+    public static final int MAX_NET_FRAME = 1 << 30;
     public static final int HEADER = 5;
     /** The first bytes of every hello: anything else is not a serbench peer. */
     public static final byte[] MAGIC = "SERBNET1".getBytes(StandardCharsets.US_ASCII);
@@ -31,8 +39,21 @@ public final class Wire {
         return new Failure("network", "peer " + peer + ": " + what);
     }
 
-    /** Parses the 5 header bytes, refusing an unknown kind or an oversize length. */
-    public static Header parseHeader(ByteBuffer header, String peer) throws Failure {
+    /**
+     * The largest frame between this cell's data nodes (`params.net_frame_bytes`, default
+     * {@link #MAX_FRAME}), refused outside [MIN_NET_FRAME, MAX_NET_FRAME].
+     */
+    public static int netFrameBytes(Params params) throws Failure {
+        long requested = params.u64Or("net_frame_bytes", MAX_FRAME);
+        if (requested < MIN_NET_FRAME || requested > MAX_NET_FRAME) {
+            throw Failure.badRequest("params.net_frame_bytes must be between " + MIN_NET_FRAME
+                + " and " + MAX_NET_FRAME + ", got " + requested);
+        }
+        return (int) requested;
+    }
+
+    /** Parses the 5 header bytes, refusing an unknown kind or a length above `max`. */
+    public static Header parseHeader(ByteBuffer header, int max, String peer) throws Failure {
         long length = Integer.toUnsignedLong(header.order(ByteOrder.LITTLE_ENDIAN).getInt(0));
         byte kindByte = header.get(4);
         FrameKind kind = FrameKind.of(kindByte);
@@ -40,9 +61,8 @@ public final class Wire {
             throw peerFailure(peer, "unknown frame kind " + Byte.toUnsignedInt(kindByte)
                 + " (garbage on the socket?)");
         }
-        if (length > MAX_FRAME) {
-            throw peerFailure(peer, "a frame of " + length + " bytes exceeds the maximum "
-                + MAX_FRAME);
+        if (length > max) {
+            throw peerFailure(peer, "a frame of " + length + " bytes exceeds the maximum " + max);
         }
         return new Header(kind, (int) length);
     }

@@ -11,10 +11,12 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import serbench.Failure;
 import serbench.IoTimer;
+import serbench.Params;
 import serbench.tasks.Json;
 
 /** Frames and hellos over real loopback sockets: what a node refuses and how it names it. */
@@ -74,8 +76,104 @@ class FrameTest {
         assertNull(p.buffer(), "no buffer was allocated for the declared length");
         // one byte over the maximum is refused too
         Failure over = assertThrows(Failure.class, () -> Wire.parseHeader(ByteBuffer.wrap(
-            new byte[] {1, 0, 0, 4, 3}), "x"));
+            new byte[] {1, 0, 0, 4, 3}), Wire.MAX_FRAME, "x"));
         assertTrue(over.getMessage().contains("67108865 bytes exceeds"), over.getMessage());
+    }
+
+    /**
+     * A data link's maximum is its cell's: a frame up to it arrives, a longer one is refused
+     * from its header by the receiver (nothing allocated) and by the sender (nothing sent).
+     */
+    @Test
+    void aDataLinkTakesFramesUpToItsOwnMaximumAndRefusesLongerUnread() throws Exception {
+        Link a = pair(5_000);
+        Link b = new Link("a", raw, 5_000);
+        int limit = 1 << 20;
+        a.setMaxFrame(limit);
+        b.setMaxFrame(limit);
+        CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+            try {
+                b.send(FrameKind.PAGES, new IoTimer(), ByteBuffer.allocate(limit));
+            } catch (Failure f) {
+                throw new IllegalStateException(f);
+            }
+        });
+        Payload p = new Payload(false);
+        assertEquals(FrameKind.PAGES, a.recv(p, new IoTimer()));
+        assertEquals(limit, p.length());
+        sent.get();
+        Failure over = assertThrows(Failure.class, () -> b.send(FrameKind.PAGES, new IoTimer(),
+            ByteBuffer.allocate(limit), ByteBuffer.allocate(1)));
+        assertEquals("internal", over.kind);
+        assertEquals("a 1048577-byte frame to a exceeds the maximum 1048576", over.getMessage());
+        assertEquals(Wire.HEADER + limit, b.bytesSent);
+
+        write(new byte[] {1, 0, 0x10, 0, 3}); // 1048577 bytes, kind pages
+        Payload fresh = new Payload(false);
+        Failure e = assertThrows(Failure.class, () -> a.recv(fresh, new IoTimer()));
+        assertEquals("network", e.kind);
+        assertEquals("peer server: a frame of 1048577 bytes exceeds the maximum 1048576",
+            e.getMessage());
+        assertNull(fresh.buffer(), "no buffer was allocated for the declared length");
+    }
+
+    /**
+     * Above 64 MiB (the control link's maximum and the default): a frame a link allows arrives
+     * whole (the aggregation's sums of BSON vectors need this), and a hostile length is still
+     * refused from its header.
+     */
+    @Test
+    void aFrameAbove64MiBPassesALinkWhoseMaximumAllowsIt() throws Exception {
+        Link a = pair(5_000);
+        Link b = new Link("a", raw, 5_000);
+        int limit = 128 << 20;
+        a.setMaxFrame(limit);
+        b.setMaxFrame(limit);
+        int len = Wire.MAX_FRAME + 4097;
+        byte[] big = new byte[len];
+        for (int i = 0; i < len; i++) {
+            big[i] = (byte) i;
+        }
+        CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
+            try {
+                b.send(FrameKind.PAGES, new IoTimer(), ByteBuffer.wrap(big, 0, 8),
+                    ByteBuffer.wrap(big, 8, len - 8));
+            } catch (Failure f) {
+                throw new IllegalStateException(f);
+            }
+        });
+        Payload p = new Payload(true);
+        assertEquals(FrameKind.PAGES, a.recv(p, new IoTimer()));
+        sent.get();
+        assertEquals(len, p.length());
+        assertEquals(ByteBuffer.wrap(big), p.buffer().duplicate().position(0).limit(len));
+        assertEquals(b.bytesSent, a.bytesReceived);
+
+        Failure hostile = assertThrows(Failure.class, () -> Wire.parseHeader(ByteBuffer.wrap(
+            new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 3}),
+            Wire.MAX_NET_FRAME, "p"));
+        assertEquals("peer p: a frame of 4294967295 bytes exceeds the maximum 1073741824",
+            hostile.getMessage());
+        ByteBuffer justOver = ByteBuffer.wrap(new byte[] {1, 0, 0, 4, 3}); // 64 MiB + 1
+        assertEquals(Wire.MAX_FRAME + 1, Wire.parseHeader(justOver, limit, "p").length());
+        assertThrows(Failure.class, () -> Wire.parseHeader(justOver, Wire.MAX_FRAME, "p"));
+    }
+
+    @Test
+    void netFrameBytesDefaultsTo64MiBAndIsRefusedOutOfItsBounds() throws Exception {
+        assertEquals(64 << 20, Wire.netFrameBytes(new Params(null)));
+        assertEquals(65536, Wire.netFrameBytes(params(65536)));
+        assertEquals(1 << 30, Wire.netFrameBytes(params(1L << 30)));
+        for (long bad : new long[] {65535, (1L << 30) + 1, 1L << 40, 0}) {
+            Failure e = assertThrows(Failure.class, () -> Wire.netFrameBytes(params(bad)));
+            assertEquals("bad_request", e.kind);
+            assertEquals("params.net_frame_bytes must be between 65536 and 1073741824, got "
+                + bad, e.getMessage());
+        }
+    }
+
+    private static Params params(long netFrameBytes) {
+        return new Params(Json.MAPPER.createObjectNode().put("net_frame_bytes", netFrameBytes));
     }
 
     @Test

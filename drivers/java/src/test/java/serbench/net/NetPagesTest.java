@@ -160,6 +160,84 @@ class NetPagesTest {
         assertTrue(expected.sameAs(readBack(base, method)));
     }
 
+    /** One object of 80,008 bytes (hand-coded): above a 64 KiB frame. */
+    private static Arrays big() {
+        Arrays a = new Arrays();
+        a.strings = new String[0];
+        a.ints = new int[20_000];
+        for (int i = 0; i < a.ints.length; i++) {
+            a.ints[i] = i;
+        }
+        return a;
+    }
+
+    /**
+     * An object above the link's frame is refused by the packer naming the parameter to raise,
+     * and through links whose maximum is 1 MiB it travels alone.
+     */
+    @Test
+    void anObjectAboveTheLinksFrameNamesParamsNetFrameBytesAndFitsALargerOne(@TempDir Path dir)
+            throws Exception {
+        MethodSpec method = Registry.method("handcoded");
+        Codec<Arrays> codec = method.codec(ARRAYS);
+        Arrays big = big();
+        IoTimer timer = new IoTimer();
+        Link[] small = links();
+        small[0].setMaxFrame(64 << 10);
+        Failure e = assertThrows(Failure.class, () -> new Packer(P, 4096).push(
+            out -> codec.encode(big, out), small[0], timer));
+        assertEquals("internal", e.kind);
+        assertEquals("an object of 80008 bytes does not fit a frame of 65536 "
+            + "(params.net_frame_bytes)", e.getMessage());
+        assertEquals(0, small[0].bytesSent);
+
+        Link[] pair = links();
+        pair[0].setMaxFrame(1 << 20);
+        pair[1].setMaxFrame(1 << 20);
+        Path base = dir.resolve("got");
+        CompletableFuture<Object[]> got = receive(pair[1], base, method);
+        Packer packer = new Packer(P, 4096);
+        packer.push(out -> codec.encode(big, out), pair[0], timer);
+        Streamed sent = packer.finish(pair[0], timer);
+        sent.end(pair[0], P, timer);
+        Object[] received = got.get();
+        assertEquals(sent, received[0]);
+        assertEquals(1, sent.frames);
+        assertTrue(sent.bytes > 64 << 10, sent.toString());
+        assertTrue(checksum(List.of(big)).sameAs((Checksum) received[1]));
+    }
+
+    /** A stored object whose pages exceed the link's frame is refused before they are read. */
+    @Test
+    void storedPagesAboveTheLinksFrameAreRefusedNamingParamsNetFrameBytes(@TempDir Path dir)
+            throws Exception {
+        MethodSpec method = Registry.method("handcoded");
+        Path source = dir.resolve("source");
+        Tasks.writeFile(method.codec(ARRAYS), method, ARRAYS, List.of(big()), source, P,
+            Index.noRun(), new IoTimer());
+        Link[] pair = links();
+        pair[0].setMaxFrame(64 << 10);
+        IoTimer timer = new IoTimer();
+        try (PageReader reader = new PageReader(source, new Index.Expect("arrays", "handcoded",
+                null), timer, new PageReader.Buffer(false))) {
+            Failure e = assertThrows(Failure.class, () -> new Shipper(reader, 4096, pair[0],
+                timer).ship(0, 1));
+            assertEquals("stored pages of 80008 bytes do not fit a frame of 65536 "
+                + "(params.net_frame_bytes)", e.getMessage());
+        }
+        assertEquals(0, pair[0].bytesSent);
+    }
+
+    @Test
+    void aNetworkPageMayNotExceedTheCellsFrame() throws Exception {
+        assertEquals(100 << 20, NetPages.netPageBytes(100L << 20, P, 256 << 20));
+        Failure e = assertThrows(Failure.class, () -> NetPages.netPageBytes(2L << 20, P,
+            1 << 20));
+        assertEquals("bad_request", e.kind);
+        assertEquals("params.net_page_bytes must be between a storage page (64 bytes) plus one "
+            + "entry and params.net_frame_bytes (1048576), got 2097152", e.getMessage());
+    }
+
     /** A frame of the given entries (page, offset, length) and `pages` page bytes. */
     private static Payload frame(int pages, long[]... entries) {
         Payload p = new Payload(false);

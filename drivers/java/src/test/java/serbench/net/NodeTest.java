@@ -193,6 +193,67 @@ class NodeTest {
         }
     }
 
+    /**
+     * The cell's net_frame_bytes bounds every data link, dialed and accepted: a leaf's vector
+     * of about 96 KB (hand-coded) is refused by a leaf allowed 64 KiB, naming the parameter, by
+     * a root allowed 64 KiB from the frame's header, and arrives whole where both allow 1 MiB.
+     */
+    @Test
+    void theCellsFrameLimitBoundsEveryDataLink(@TempDir Path dir) throws Exception {
+        ModelType<SparseVector> sparse = model("sparse");
+        SparseVector big = new SparseVector();
+        big.dimension = 100_000;
+        big.entries = new Entry[6000];
+        for (int i = 0; i < big.entries.length; i++) {
+            big.entries[i] = new Entry();
+            big.entries[i].position = 3L * i;
+            big.entries[i].value = i / 7.0;
+        }
+        SparseVector small = new SparseVector();
+        small.dimension = 100_000;
+        small.entries = new Entry[] {big.entries[1]};
+        for (Map.Entry<String, SparseVector> own : Map.of("leaf1", big, "root0", small)
+                .entrySet()) {
+            try (var g = Json.FACTORY.createGenerator(dir.resolve(own.getKey() + ".jsonl")
+                    .toFile(), com.fasterxml.jackson.core.JsonEncoding.UTF8)) {
+                sparse.writeJson(own.getValue(), g);
+            }
+        }
+        int kib64 = 64 << 10;
+        int mib = 1 << 20;
+        String[] expected = {"does not fit a frame of 65536 (params.net_frame_bytes)",
+            "exceeds the maximum 65536", null};
+        int[][] limits = {{kib64, mib}, {mib, kib64}, {mib, mib}};
+        for (int k = 0; k < limits.length; k++) {
+            Path output = Files.createDirectories(dir.resolve("out" + k));
+            try (LoopbackCell cell = new LoopbackCell("net_aggregate", "handcoded", "sparse",
+                    "")) {
+                cell.add(new LoopbackCell.Spec("root0", "tree", params().put("page_size", P)
+                    .put("net_frame_bytes", limits[k][1])
+                    .put("input", dir.resolve("root0.jsonl").toString())
+                    .put("output", output.toString()), List.of(), 1));
+                cell.add(new LoopbackCell.Spec("leaf1", "tree", params().put("page_size", P)
+                    .put("net_frame_bytes", limits[k][0])
+                    .put("input", dir.resolve("leaf1.jsonl").toString()), List.of("root0"), 0));
+                cell.wire();
+                if (expected[k] != null) {
+                    Failure e = assertThrows(Failure.class, () -> cell.go(0));
+                    assertTrue(e.getMessage().startsWith("peer root0: failed: network: peer "
+                        + "leaf1: "), e.getMessage());
+                    assertTrue(e.getMessage().contains(expected[k]), e.getMessage());
+                    continue;
+                }
+                Map<String, ObjectNode> reports = cell.go(0);
+                Checksum want = new Checksum();
+                want.add(sparse.hash(NetAggregate.mergeSum(small, big, "x")));
+                assertEquals(want.json().toString(), reports.get("root0").get("checksum")
+                    .toString());
+                assertTrue(reports.get("leaf1").get("bytes_sent").asLong() > kib64);
+                cell.shutdown();
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"handcoded", "msgpack"})
     void aTreeSortMergeEmitsEveryObjectInTotalOrder(String id, @TempDir Path dir)
@@ -300,6 +361,14 @@ class NodeTest {
             Failure e = assertThrows(Failure.class, () -> cell.wire());
             assertTrue(e.getMessage().startsWith("peer server0: failed: not_found: "),
                 e.getMessage());
+        }
+        // a data link's maximum frame out of its bounds, before anything is loaded
+        try (LoopbackCell cell = new LoopbackCell("net_aggregate", "handcoded", "sparse", "")) {
+            cell.add(new LoopbackCell.Spec("root0", "tree", params().put("net_frame_bytes", 4096)
+                .put("input", dir.resolve("none.jsonl").toString()), List.of(), 0));
+            Failure e = assertThrows(Failure.class, () -> cell.wire());
+            assertEquals("peer root0: failed: bad_request: params.net_frame_bytes must be "
+                + "between 65536 and 1073741824, got 4096", e.getMessage());
         }
     }
 
