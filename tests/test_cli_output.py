@@ -113,3 +113,29 @@ def test_info_json_holds_every_driver_dataset_and_the_host(two_runs):
     rows = csv_rows(invoke("info", "--format", "csv").stdout, CAPABILITY_COLUMNS)
     fake = next(r for r in rows if r["method"] == "fakejson")
     assert (fake["language"], fake["depths"]) == ("rust", "materialize;access")
+
+
+def test_a_progress_line_in_a_log_is_one_line_however_long(monkeypatch):
+    """Without a terminal (a log) the progress comes as plain lines: each is whole, not
+    wrapped at the console's width, so that grep finds a cell with its time left."""
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from serbench import cli_run
+    from serbench.cell import Cell
+    log = io.StringIO()
+    monkeypatch.setattr(cli_run, "console", Console(file=log, width=40))
+    long = Cell(language="cpp", task="net_aggregate", model="sparse", method="json_gzip",
+                depth="materialize", variant="", setting="tree_depth=3 density=0.001",
+                dataset="d", dataset_dir=Path("d"), n=1, page_size=4096, cold=False,
+                warmups=2, repetitions=1, seed=1, timeout_s=10, cell_id=1)
+    bar = cli_run.ProgressBar(cost=lambda cell: 1.0)
+    bar.LOG_EVERY_S = 0.0
+    bar.ready([long])
+    bar.logged -= 1.0
+    bar.start(long)
+    bar.stop()
+    lines = [line for line in log.getvalue().splitlines() if "cells," in line]
+    assert lines == ["0/1 cells, 0 s: cpp/json_gzip/sparse/net_aggregate/materialize n=1 "
+                     "tree_depth=3 density=0.001"]

@@ -118,8 +118,9 @@ class ProgressBar:
             return
         self.logged = now
         done = sum(self.counts.values())
+        # one line per update however long (a log is read with grep, not at 80 columns)
         console.print(f"{done}/{self.total} cells, {now - self.started:.0f} s: "
-                      f"{escape(describe(cell))}{self._left()}", highlight=False)
+                      f"{escape(describe(cell))}{self._left()}", highlight=False, soft_wrap=True)
 
     def _left(self) -> str:
         seconds = time_left(max(self.estimate_left, 0.0), self.estimate_done,
