@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -457,6 +458,33 @@ def test_thinning_keeps_a_fixed_subset_near_the_density_asked_and_never_adds(tmp
                if p in kept)
     with pytest.raises(DensityError, match="density 0.1 asked, the vector's is 0.05"):
         split_inputs(data, names(3), tmp_path / "e", 0.1)
+
+
+def test_every_cell_and_round_of_a_density_reads_inputs_split_once(tmp_path, monkeypatch):
+    """The nodes' inputs of one dataset file, tree and density are split once under the
+    run's directory and reused, with their expectation, by every later cell and round; a
+    new density, a rewritten file or a removed directory splits again."""
+    from serbench.network import aggregate
+    data = sparse_dataset(tmp_path / "d", 3, 20_000, 0.05) / "sparse.jsonl"
+    splits = []
+    real = aggregate.split_inputs
+
+    def counted(*args):
+        splits.append(args[3])
+        return real(*args)
+    monkeypatch.setattr(aggregate, "split_inputs", counted)
+    root = tmp_path / "run" / "net" / "aggregate_inputs"
+    first, expected = aggregate.shared_inputs(data, 3, 0.01, root)
+    again, same = aggregate.shared_inputs(data, 3, 0.01, root)
+    assert (again, same) == (first, expected) and splits == [0.01]
+    assert {p.name for p in first.iterdir()} == {f"{n}.jsonl" for n in aggregate.names(3)}
+    same["expected"]["sum"] = "changed by a caller"
+    assert aggregate.shared_inputs(data, 3, 0.01, root)[1] == expected, "each caller a copy"
+    other, _ = aggregate.shared_inputs(data, 3, 0.02, root)
+    assert other != first and splits == [0.01, 0.02]
+    shutil.rmtree(first)
+    assert aggregate.shared_inputs(data, 3, 0.01, root) == (first, expected)
+    assert splits == [0.01, 0.02, 0.01] and first.is_dir()
 
 
 def aggregate_cell(rust, tmp_path, method: str, depth: int = 3):
