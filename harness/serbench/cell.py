@@ -10,6 +10,8 @@ from pathlib import Path
 LANGUAGES = ("rust", "cpp", "java")
 DEPTHS = ("materialize", "access", "key")
 RAW = "raw"  # the method-independent floor: the bytes of another method's file, not decoded
+# the drivers' own default for params.net_frame_bytes (PROTOCOL.md 10.2)
+NET_FRAME_DEFAULT = 64 << 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,7 +45,7 @@ class Cell:
     net_page_bytes: int = 0  # network tasks: the network page
     # network tasks: the largest frame between data nodes (no part of the identity: a memory
     # guard, it changes no measured work)
-    net_frame_bytes: int = 64 << 20
+    net_frame_bytes: int = NET_FRAME_DEFAULT
     network: str = ""  # network tasks: the nodes' links
     # rounds (rounds.py): how many, and when a cell has been measured enough
     rounds_min: int = 5

@@ -114,7 +114,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..cell import DEPTHS, LANGUAGES, RAW  # noqa: F401 (the plan's ids, re-exported)
+from ..cell import DEPTHS, LANGUAGES, NET_FRAME_DEFAULT, RAW  # noqa: F401 (re-exported ids)
 
 NET_FETCH_SOURCES = ("ram", "disk", "decode")
 # net_frame_bytes's bounds: every driver checks the same (PROTOCOL.md 10.2); far below what a
@@ -172,7 +172,7 @@ class Params:
     tree_depth: int = 3
     densities: tuple[float, ...] = ()
     net_page_bytes: int = 20 << 20
-    net_frame_bytes: int = 64 << 20
+    net_frame_bytes: int = NET_FRAME_DEFAULT
     network: str = "1gbit"
     networks: tuple[str, ...] = ()
     cluster: str = ""
