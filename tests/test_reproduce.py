@@ -299,6 +299,9 @@ def test_the_estimate_alone_runs_nothing(home):
     assert result.exit_code == 0, result.output
     assert "plan reproduce," in result.output and "expected: " in result.output
     assert "data repro_tpch: serbench data tpch --sf 1" in result.output
+    # a log holds each line whole, not wrapped at 80 columns
+    assert ("data repro_sort_small: serbench data tpch --sf 0.01 --models lineitem,customer "
+            "--replicate 2 --name repro_sort_small: to make") in result.output
     assert not (home / "results.duckdb").exists()
 
 

@@ -10,11 +10,11 @@ from rich.table import Table
 
 from .datasets import build, default
 from .datasets.manifest import DatasetError, Manifest, checksum_file, data_path, list_datasets, load_manifest
-from .listing import Listing, emit, format_option, results_console
+from .listing import Listing, diagnostics_console, emit, format_option, results_console
 from .models import TWEET_KIND_SHARES
 from .paths import cache_dir, data_root
 
-console = Console(stderr=True)  # progress and diagnostics; `data list` prints to stdout
+console = diagnostics_console()  # `data list` prints to stdout
 
 NAME_HELP = "dataset directory name under the data root (default: derived from the parameters)"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")

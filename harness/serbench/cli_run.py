@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
@@ -21,11 +20,11 @@ from .paths import data_root, home
 from .network.dask_placement import ClusterError
 from .cell import Cell, describe
 from .plan import CLUSTER_ADDRESS, CPU_LIST, Plan, PlanError, load_embedded, load_plan
-from .listing import Listing, emit, format_option, results_console
+from .listing import Listing, diagnostics_console, emit, format_option, results_console
 from .reproduce import time_left
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
-console = Console(stderr=True)  # progress and diagnostics; results go to stdout
+console = diagnostics_console()  # results go to stdout
 
 
 def _plan(argument: str | None):

@@ -30,6 +30,12 @@ def results_console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=FILE_WIDTH)
 
 
+def diagnostics_console() -> Console:
+    """Where progress and diagnostics go: stderr, in whole lines when it is a log."""
+    return Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True,
+                                                                     width=FILE_WIDTH)
+
+
 def format_option(command: Callable) -> Callable:
     return click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
                         show_default=True,
