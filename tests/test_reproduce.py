@@ -23,8 +23,8 @@ from serbench.plan import expand, load_embedded, parse_plan
 from serbench.tasks import TASKS
 from serbench.published import FIGURES, CellNeed
 from serbench.results import Results
-from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps, need_met,
-                                recipes)
+from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps,
+                                java_processes, need_met, recipes)
 from test_report import markdown_table
 
 PLANS = (FULL, QUICK)
@@ -194,6 +194,47 @@ def test_the_estimate_is_computed_from_the_plan(tmp_path, monkeypatch):
     assert estimate(cells, sizes, made, tmp_path).data_bytes == 0
     assert sizes.count(tmp_path / "small", "trade") == 2 * len(
         (Path(__file__).parents[1] / "vectors" / "trade.jsonl").read_text().splitlines())
+
+
+JVMS = """
+[params]
+rounds_max = 1
+[[group]]
+tasks = ["read_seq", "write"]
+models = ["part"]
+languages = ["java", "rust"]
+methods = ["json", "handcoded", "protobuf"]
+n = [10]
+[[group]]
+tasks = ["read_seq"]
+models = ["customer"]
+languages = ["java"]
+methods = ["json"]
+n = [10]
+[[group]]
+tasks = ["net_fetch"]
+models = ["customer"]
+languages = ["java"]
+methods = ["json", "handcoded"]
+n = [10]
+sources = ["ram"]
+servers = SERVERS
+"""
+
+
+def test_the_memory_estimate_counts_the_jvms_a_batch_keeps_alive(tmp_path):
+    def jvms(servers: int, languages=("java", "rust")) -> int:
+        plan = parse_plan(JVMS.replace("SERVERS", str(servers)), "t.toml", "t")
+        cells = expand(plan, offering(plan, languages=languages), lambda d, m: 100, tmp_path,
+                       strict=False)
+        return java_processes(cells)
+
+    # part: one process per Java method and the reads' raw floor (Rust's are not JVMs), its
+    # two tasks sharing them; customer: the read's group and its raw floor, the fetch's other
+    # method, and a round's servers and client
+    assert jvms(6) == 3 + 6 + 1
+    assert jvms(1) == 3 + 1 + 1
+    assert jvms(6, languages=("rust",)) == 0
 
 
 def test_the_time_left_is_the_estimate_of_the_cells_left_at_the_pace_of_those_done(

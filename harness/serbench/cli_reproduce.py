@@ -57,9 +57,10 @@ def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
     root = data_root()
     made = recipes(plan)
     sizes = dataset_sizes(made, root)
-    cells = expand(plan, driver_infos(drivers), sizes.count, root, strict=False)
+    infos = driver_infos(drivers)
+    cells = expand(plan, infos, sizes.count, root, strict=False)
     expected = estimate(cells, sizes, made, root)
-    _state(plan.name, made, root, cells, tuple(drivers), expected)
+    _state(plan.name, made, root, cells, tuple(drivers), expected, _max_heap(infos))
     shortfall = _disk_shortfall(expected)
     if estimate_only:
         if shortfall:  # the estimate alone uses no disk: say so, but answer the question asked
@@ -104,7 +105,7 @@ def _cpu_range(part: str) -> range:
 
 
 def _state(name: str, made: list[Recipe], root: Path, cells, languages: tuple[str, ...],
-           expected: Estimate) -> None:
+           expected: Estimate, max_heap: int) -> None:
     runnable = [c for c in cells if not c.unsupported]
     console.print(f"[bold]serbench reproduce[/]: plan {name}, {len(runnable)} cells to run "
                   f"({len(cells) - len(runnable)} the drivers here cannot run)")
@@ -118,10 +119,26 @@ def _state(name: str, made: list[Recipe], root: Path, cells, languages: tuple[st
                   f"this plan on these drivers; the others, in the report with the reason:")
     for key, reason in gaps.items():
         console.print(f"  {key}: {escape(reason)}", highlight=False)
-    console.print(_estimate_text(expected), highlight=False)
+    console.print(_estimate_text(expected, max_heap), highlight=False)
 
 
-def _estimate_text(e: Estimate) -> str:
+def _max_heap(infos: dict) -> int:
+    """The Java driver's maximum heap (its `info`), 0 without a Java driver."""
+    return infos.get("java", {}).get("toolchain", {}).get("max_heap_bytes", 0)
+
+
+def _memory_text(jvms: int, max_heap: int) -> str:
+    """The one memory figure the plan decides: Java heaps, bounded by their maximum; the
+    native drivers' memory follows their pages and budgets, and is not estimated."""
+    if not jvms or not max_heap:
+        return ""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return (f"\n  memory: up to {jvms} Java processes at once, each heap up to "
+            f"{_gb(max_heap)}: {_gb(jvms * max_heap)} at most for their heaps, beside the "
+            f"native drivers' (this machine: {_gb(total)})")
+
+
+def _estimate_text(e: Estimate, max_heap: int) -> str:
     tasks = ", ".join(f"{task} {duration(s)}" for task, s in
                       sorted(e.seconds_by_task.items(), key=lambda kv: -kv[1]))
     return (f"expected: {duration(e.seconds)} and {_gb(e.disk_bytes)} of disk at most\n"
@@ -129,7 +146,8 @@ def _estimate_text(e: Estimate) -> str:
             f"{duration(e.data_seconds)}; making the methods' files "
             f"{duration(e.files_seconds)}\n"
             f"  disk: data to make {_gb(e.data_bytes)}, the largest batch's paged files "
-            f"{_gb(e.files_bytes)} (deleted after it), results {_gb(e.results_bytes)}\n"
+            f"{_gb(e.files_bytes)} (deleted after it), results {_gb(e.results_bytes)}"
+            f"{_memory_text(e.jvms, max_heap)}\n"
             "  how: every cell's objects x the dataset's JSON bytes per object (every method's "
             "file counted at JSON size), at a per-task rate per warm-up and repetition, plus a "
             "fixed cost per cell and per driver process; rates fitted on a 2-core VM "

@@ -13,6 +13,7 @@ import json
 import shlex
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 
 import click
@@ -225,6 +226,7 @@ class Estimate:
     data_bytes: int         # the datasets to make
     files_bytes: int        # the largest batch's paged files, deleted after it
     results_bytes: int
+    jvms: int = 0           # the most Java processes alive at once (java_processes)
 
     @property
     def seconds(self) -> float:
@@ -323,7 +325,26 @@ def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) ->
     return Estimate(dict(by_task), sum(START_S[g[3]] for g in groups),
                     data_bytes / DATA_BYTES_PER_S, _files_seconds(files, sizes),
                     round(data_bytes), _largest_batch(runnable, files, sizes),
-                    RESULT_BYTES_PER_CELL * len(runnable))
+                    RESULT_BYTES_PER_CELL * len(runnable), java_processes(runnable))
+
+
+def java_processes(cells: list[Cell]) -> int:
+    """The most JVMs alive at once, each of which may grow to its maximum heap: a batch (a run
+    of consecutive cells of one dataset × model × page size, as the runner takes them) keeps
+    one driver process per Java group through all its rounds, and a Java network cell's round
+    starts its nodes beside them (the first full run peaked at 24.3 GB with 8 of them)."""
+    most = 0
+    for _, batch in groupby(cells, key=lambda c: c.group_key[:3]):
+        java = [c for c in batch if c.language == "java"]
+        nodes = max((_node_processes(c) for c in java if TASKS[c.task].net), default=0)
+        most = max(most, len({c.group_key for c in java}) + nodes)
+    return most
+
+
+def _node_processes(cell: Cell) -> int:
+    """A fetch's servers and its client; a tree's nodes."""
+    servers = cell.settings.get("servers")
+    return servers + 1 if servers else tree_size(3)
 
 
 def _batch_files(cells: list[Cell]) -> dict[tuple, set]:
