@@ -230,10 +230,10 @@ def test_the_memory_estimate_counts_the_jvms_a_batch_keeps_alive(tmp_path):
         return java_processes(cells)
 
     # part: one process per Java method and the reads' raw floor (Rust's are not JVMs), its
-    # two tasks sharing them; customer: the read's group and its raw floor, the fetch's other
-    # method, and a round's servers and client
-    assert jvms(6) == 3 + 6 + 1
-    assert jvms(1) == 3 + 1 + 1
+    # two tasks sharing them; customer: three groups (json, its raw floor, handcoded), and a
+    # fetch's round: its group's process beside the servers and the client
+    assert jvms(6) == 1 + 6 + 1
+    assert jvms(1) == 3 + 1
     assert jvms(6, languages=("rust",)) == 0
 
 

@@ -17,8 +17,10 @@ from click.testing import CliRunner
 
 from conftest import require
 from fake_driver import fold, install, make_dataset, object_hash
+from test_rounds import cell
 from serbench import driver as driver_module
 from serbench import expectations
+from serbench.tasks import TASK_ORDER, TASKS
 from serbench.tasks import write as write_task
 from serbench import provenance
 from serbench.checksum import hex64
@@ -27,10 +29,10 @@ from serbench.datasets.manifest import DatasetError, data_path
 from serbench.driver import LANGUAGES, env_var, find_drivers
 from serbench.plan import RAW, parse_plan
 from serbench.report import render_run
-from serbench.results import Results, ResultsError
+from serbench.results import CellResult, Results, ResultsError
 from serbench.expectations import (RunError, dataset_hashes, ids_file, read_ids,
                                    read_seq_start, verify_sample)
-from serbench.runner import Listener, driver_infos, run_plan
+from serbench.runner import Group, Listener, Runner, driver_infos, run_plan
 from serbench.verify import verify
 
 PLAN = """
@@ -708,3 +710,35 @@ def test_serbench_run_resume_goes_on_with_a_killed_run(home, monkeypatch):
         assert results.run("cut")["status"] == "complete"
     result = CliRunner().invoke(cli, ["run", "--resume", "cut", "--pin", "0"])
     assert result.exit_code != 0 and "--resume takes the run's own plan" in result.output
+
+
+class StubDriver:
+    """A driver process as a group holds it: alive until closed."""
+
+    def __init__(self):
+        self.alive = True
+
+    def close(self):
+        self.alive = False
+
+
+def test_a_network_round_runs_with_no_other_groups_process_alive(home, monkeypatch):
+    # the rule relies on it: in a batch, network sets run after every single-machine set
+    assert max(TASK_ORDER[t] for t, spec in TASKS.items() if not spec.net) < \
+        min(TASK_ORDER[t] for t, spec in TASKS.items() if spec.net)
+    runner = Runner(plan=None, cells=[], drivers={}, infos={}, results=None, run_id="r")
+    started = []
+    monkeypatch.setattr(runner, "new_driver", lambda language, c: started.append(StubDriver())
+                        or started[-1])
+    monkeypatch.setattr(runner, "run_cell", lambda driver, c: CellResult("ok"))
+    json_read, json_fetch = cell("json", 1), cell("json", 2, task="net_fetch")
+    bson_fetch = cell("bson", 3, task="net_fetch")
+    first = {"json": StubDriver(), "bson": StubDriver()}
+    groups = {json_read.group_key: Group(runner, first["json"]),
+              bson_fetch.group_key: Group(runner, first["bson"])}
+    runner.round_of(groups, json_read)
+    assert all(d.alive for d in first.values())  # a single-machine round: every one warm
+    runner.round_of(groups, json_fetch)
+    assert first["json"].alive and not first["bson"].alive and not started
+    runner.round_of(groups, bson_fetch)  # bson's group starts a new process for its round
+    assert not first["json"].alive and len(started) == 1 and started[0].alive

@@ -331,13 +331,13 @@ def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) ->
 def java_processes(cells: list[Cell]) -> int:
     """The most JVMs alive at once, each of which may grow to its maximum heap: a batch (a run
     of consecutive cells of one dataset × model × page size, as the runner takes them) keeps
-    one driver process per Java group through all its rounds, and a Java network cell's round
-    starts its nodes beside them (the first full run peaked at 24.3 GB with 8 of them)."""
+    one driver process per Java group through its single-machine rounds, and a Java network
+    cell's round runs its nodes beside its own group's process alone (Runner.round_of)."""
     most = 0
     for _, batch in groupby(cells, key=lambda c: c.group_key[:3]):
         java = [c for c in batch if c.language == "java"]
-        nodes = max((_node_processes(c) for c in java if TASKS[c.task].net), default=0)
-        most = max(most, len({c.group_key for c in java}) + nodes)
+        rounds = [1 + _node_processes(c) for c in java if TASKS[c.task].net]
+        most = max(most, len({c.group_key for c in java}), *rounds)
     return most
 
 

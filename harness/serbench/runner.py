@@ -67,7 +67,8 @@ class FileState:
 
 class Group:
     """One language × method of a batch: its driver process, kept for every round of every
-    comparison set of the batch (a process per method × model: the JIT contract)."""
+    comparison set of the batch (a process per method × model: the JIT contract); closed
+    before another group's network round (Runner.round_of)."""
 
     def __init__(self, runner: "Runner", driver: DriverProcess):
         self.runner = runner
@@ -181,8 +182,7 @@ class Runner:
                     groups[key] = group
                     todo += group.ready
             for members in comparison_sets(sorted(todo, key=lambda c: c.cell_id)):
-                run_set(members, lambda cell, number: self.run_round(groups[cell.group_key],
-                                                                     cell),
+                run_set(members, lambda cell, number: self.round_of(groups, cell),
                         self.record, seed=f"{self.plan.params.seed}:{members[0].cell_id}")
         finally:
             for group in groups.values():
@@ -223,6 +223,18 @@ class Runner:
             else:
                 self.record(cell, result)
         return group
+
+    def round_of(self, groups: dict[tuple, "Group"], cell: Cell) -> CellResult:
+        """One round of the cell in its group's process. A network cell is timed on its own
+        nodes, so its round runs with no other group's process alive beside them, each holding
+        the heap it grew (a JVM's up to 2 GB); network sets come last in a batch (TASK_ORDER),
+        so no closed process is needed warm again, and a group used again starts a new one."""
+        group = groups[cell.group_key]
+        if TASKS[cell.task].net:
+            for other in groups.values():
+                if other is not group:
+                    other.close()
+        return self.run_round(group, cell)
 
     def run_round(self, group: "Group", cell: Cell) -> CellResult:
         """One round of a cell: in its group's process (a fresh one when the previous round
