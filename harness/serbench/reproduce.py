@@ -226,7 +226,7 @@ class Estimate:
     data_bytes: int         # the datasets to make
     files_bytes: int        # the largest batch's paged files, deleted after it
     results_bytes: int
-    jvms: int = 0           # the most Java processes alive at once (java_processes)
+    jvms: int               # the most Java processes alive at once (java_processes)
 
     @property
     def seconds(self) -> float:
