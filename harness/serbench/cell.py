@@ -5,6 +5,7 @@ them, results store them; this module imports none of those.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 
 LANGUAGES = ("rust", "cpp", "java")
@@ -120,6 +121,11 @@ def format_roles(roles: dict[str, tuple[str, ...]]) -> str:
 def parse_roles(value: str) -> dict[str, tuple[str, ...]]:
     return {role: tuple(languages.split("+")) for role, languages in
             (item.split(":", 1) for item in value.split(","))} if value else {}
+
+
+def batches(cells: list[Cell]) -> list[list[Cell]]:
+    """The runner's batches: runs of consecutive cells of one dataset × model × page size."""
+    return [list(batch) for _, batch in groupby(cells, key=lambda c: c.group_key[:3])]
 
 
 def tree_size(depth: int) -> int:

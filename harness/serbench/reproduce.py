@@ -13,14 +13,13 @@ import json
 import shlex
 from collections import defaultdict
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 
 import click
 
 from .datasets.build import check_params
 from .datasets.manifest import DatasetError, load_manifest
-from .cell import LANGUAGES, RAW, Cell, tree_size
+from .cell import LANGUAGES, RAW, Cell, batches, tree_size
 from .plan import Plan, PlanError, dataset_dir
 from .rounds import rule_of
 from .tasks import TASKS
@@ -329,12 +328,11 @@ def estimate(cells: list[Cell], sizes: Sizes, made: list[Recipe], root: Path) ->
 
 
 def java_processes(cells: list[Cell]) -> int:
-    """The most JVMs alive at once, each of which may grow to its maximum heap: a batch (a run
-    of consecutive cells of one dataset × model × page size, as the runner takes them) keeps
+    """The most JVMs alive at once, each of which may grow to its maximum heap: a batch keeps
     one driver process per Java group through its single-machine rounds, and a Java network
     cell's round runs its nodes beside its own group's process alone (Runner.round_of)."""
     most = 0
-    for _, batch in groupby(cells, key=lambda c: c.group_key[:3]):
+    for batch in batches(cells):
         java = [c for c in batch if c.language == "java"]
         rounds = [1 + _node_processes(c) for c in java if TASKS[c.task].net]
         most = max(most, len({c.group_key for c in java}), *rounds)

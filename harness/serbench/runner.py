@@ -39,7 +39,7 @@ from pathlib import Path
 from . import noise, steady
 from .answers import (BadAnswer, cached_after_eviction, checked_jit_warmup, checked_samples,
                       checked_task_fields, checksum_of, failed, from_response, warm_up)
-from .cell import RAW, Cell
+from .cell import RAW, Cell, batches
 from .datasets.manifest import Manifest, data_path, load_manifest, manifest_path
 from .driver import DriverFailure, DriverProcess, find_drivers, new_run_stamp
 from .expectations import (RunError, Sample, dataset_hashes, hashes_path, mismatch,
@@ -144,7 +144,7 @@ class Runner:
         naming it); the network cells are returned, to be measured here afterwards."""
         units = [Unit(self.plan, batch, cluster.drivers, self.infos, self.run_id,
                       self.run_dir / "units" / str(i), self.pin, self.keep_files, self.sitting)
-                 for i, batch in enumerate(_batches([c for c in self.cells
+                 for i, batch in enumerate(batches([c for c in self.cells
                                                      if not TASKS[c.task].net]))]
         for index, worker, answer in cluster.units(measure_unit, units):
             outcomes, problem = _unit_outcome(worker, answer)
@@ -621,7 +621,7 @@ def resume_plan(results: Results, run_id: str, *, root: Path | None = None,
         raise RunError(f"run {run_id}: its plan no longer expands to the cells it measured "
                        "(drivers or datasets changed); start a new run")
     done = {cell_id for cell_id, _ in recorded}
-    todo = [cell for batch in _batches(cells) for members in comparison_sets(batch)
+    todo = [cell for batch in batches(cells) for members in comparison_sets(batch)
             if any(c.cell_id not in done for c in members) for cell in members]
     results.drop_cells(run_id, [c.cell_id for c in todo if c.cell_id in done])
     sitting = results.resume_run(run_id, {"started": str(datetime.now(timezone.utc)),
@@ -631,10 +631,6 @@ def resume_plan(results: Results, run_id: str, *, root: Path | None = None,
                     networks=Networks(cluster_settings(plan.params)), sitting=sitting)
     _before_timing(runner)
     return _execute(runner)
-
-
-def _batches(cells: list[Cell]) -> list[list[Cell]]:
-    return [list(batch) for _, batch in groupby(cells, key=lambda c: c.group_key[:3])]
 
 
 def _same_drivers(run_id: str, recorded: dict, infos: dict[str, dict]) -> None:
