@@ -68,7 +68,7 @@ def fetch_cell(rust, parts, tmp_path, method="handcoded", variant="disk", server
               "server_languages": ["rust"] * servers, "client_language": "rust",
               "expected": {"count": count, "sum": hex64(total)}, **extra}
     return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
-                   repetitions=2, timeout_s=60)
+                   repetitions=2, timeout_s=60, warmup_max_ms=0)
 
 
 @pytest.mark.parametrize("method", ["handcoded", "json"])
@@ -399,7 +399,8 @@ def test_the_frame_limit_reaches_every_node_and_is_no_part_of_the_identity(tmp_p
         settings={"tree_depth": 2, "source": "disk", "servers": 2},
         dataset_dir=sparse_dataset(tmp_path / "d", 3, 1000, 0.01), model="sparse",
         method="handcoded", depth="materialize", language="rust", page_size=PAGE, n=2,
-        net_page_bytes=4096, net_frame_bytes=frame, warmups=1, repetitions=2, timeout_s=60)
+        net_page_bytes=4096, net_frame_bytes=frame, warmups=1, repetitions=2, timeout_s=60,
+        warmup_max_ms=0)
     aggregate = Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "agg")
     fetch = Fetch().net_cell(plan_cell, Path("in"), [1] * 4, tmp_path / "fetch")
     merge = SortMerge().net_cell(SimpleNamespace(**{**plan_cell.__dict__, "model": "part",
@@ -493,7 +494,7 @@ def aggregate_cell(rust, tmp_path, method: str, depth: int = 3):
         settings={"tree_depth": depth}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
         model="sparse", method=method, depth="materialize", language="rust", page_size=PAGE,
         net_page_bytes=4096, net_frame_bytes=64 << 20, warmups=1, repetitions=2,
-        timeout_s=60)
+        timeout_s=60, warmup_max_ms=0)
     return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
 
 
@@ -525,7 +526,7 @@ def test_a_tree_sort_merge_outputs_every_object_in_total_order(rust, parts, tmp_
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
         depth="materialize", language="rust", page_size=PAGE, n=28, net_page_bytes=2048,
-        net_frame_bytes=64 << 20, warmups=1, repetitions=2, timeout_s=60)
+        net_frame_bytes=64 << 20, warmups=1, repetitions=2, timeout_s=60, warmup_max_ms=0)
     cell = SortMerge().net_cell(plan_cell, encoded(rust, jsonl, method), None, tmp_path / "w")
     run = run_cell(SortMerge(), cell, LocalPlacement(), {"rust": rust})
     root = run.reports[-1]["root0"]
@@ -555,3 +556,22 @@ def test_the_transfer_floor_is_the_busiest_node_at_the_slowest_measured_link():
     fallback = SimpleNamespace(counters={"network": "loopback", "fallback": "1gbit asked; no root"},
                                nodes={})
     assert network_note(fallback) == "1gbit asked; no root"
+
+
+class _TimedByClient:
+    def timing_node(self, cell):
+        return "client"
+
+
+def test_a_cell_warms_up_on_only_while_a_node_compiles_and_for_its_limit_at_most():
+    cell = NetCell("net_fetch", "part", "handcoded", "ram", "materialize", {},
+                   warmups=1, warmup_max_ms=60_000)
+    busy = {"client": {"total_ns": 10**7}, "server0": {"jit_ms": 6, "jit_cpu_ns": 0}}
+    quiet = {"client": {"total_ns": 10**7}, "server0": {"jit_ms": 0, "jit_cpu_ns": 0}}
+    now = time.monotonic()
+    assert cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([busy]), now)
+    assert not cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([quiet]), now)
+    assert not cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([busy]),
+                                   now - 61)
+    fixed = NetCell("net_fetch", "part", "handcoded", "ram", "materialize", {}, warmups=1)
+    assert not cell_module.warming(_TimedByClient(), fixed, cell_module.CellRun([busy]), now)

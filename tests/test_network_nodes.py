@@ -14,6 +14,7 @@ import os
 import socket
 import subprocess
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,7 +22,7 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import built_driver
-from serbench import driver as driver_module
+from serbench import driver as driver_module, steady
 from serbench.checksum import hex64, object_hash, set_checksum
 from serbench.driver import LANGUAGES, DriverProcess, env_var
 from serbench.network import cell as cell_module
@@ -99,7 +100,7 @@ def fetch_cell(language, parts, tmp_path, method="handcoded", variant="disk", se
               "client_language": client or language,
               "expected": {"count": count, "sum": hex64(total)}, **extra}
     return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
-                   repetitions=2, timeout_s=60)
+                   repetitions=2, timeout_s=60, warmup_max_ms=0)
 
 
 def check_fetch(run, cell, variant, scanner: str) -> None:
@@ -171,12 +172,12 @@ def test_inplace_ram_ships_the_stored_pages_as_they_are(parts, tmp_path):
     assert sent["ram-files"] == sent["disk-files"]
 
 
-def tree_cell(language: str, tmp_path: Path, method: str):
+def tree_cell(language: str, tmp_path: Path, method: str, warmup_max_ms: int = 0):
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
         model="sparse", method=method, depth="materialize", language=language, page_size=PAGE,
         net_page_bytes=4096, net_frame_bytes=64 << 20, warmups=1, repetitions=2,
-        timeout_s=60)
+        timeout_s=60, warmup_max_ms=warmup_max_ms)
     return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
 
 
@@ -193,12 +194,29 @@ def test_a_tree_sums_sparse_vectors_to_the_harness_total(language, method, tmp_p
         assert Aggregate().read_back_problem(cell, driver, "materialize") is None
 
 
+def test_fresh_java_nodes_warm_up_while_their_jit_compiles(tmp_path):
+    # seven fresh JVMs compile through their first repetitions; with warmup_max_ms the cell
+    # warms up on until a repetition finds every node quiet, then measures its repetitions
+    cell = tree_cell("java", tmp_path, "handcoded", warmup_max_ms=30_000)
+    began = time.monotonic()
+    run = run_cell(Aggregate(), cell, LocalPlacement(), {"java": built_driver("java")})
+    warm = [r for r in run.reports if r["root0"]["warmup"]]
+    assert len(warm) > cell.warmups
+    assert [r["root0"]["rep"] for r in run.reports[len(warm):]] == [0, 1]
+    assert all(not r["root0"]["warmup"] for r in run.reports[len(warm):])
+    quiet = not steady.compiling({"total_ns": warm[-1]["root0"]["total_ns"], "nodes": warm[-1]})
+    assert quiet or time.monotonic() - began > 30
+    assert all(steady.compiling({"total_ns": r["root0"]["total_ns"], "nodes": r})
+               for r in warm[cell.warmups - 1:-1])
+
+
 def sort_cell(language, parts, tmp_path, method, n=28, reps=2):
     jsonl, _ = parts
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
         depth="materialize", language=language, page_size=PAGE, n=n, net_page_bytes=2048,
-        net_frame_bytes=64 << 20, warmups=1 if reps > 1 else 0, repetitions=reps, timeout_s=60)
+        net_frame_bytes=64 << 20, warmups=1 if reps > 1 else 0, repetitions=reps, timeout_s=60,
+        warmup_max_ms=0)
     return SortMerge().net_cell(plan_cell, encoded(language, jsonl, method), None,
                                 tmp_path / "w")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from serbench.steady import drift, judge, spearman
+from serbench.steady import compiling, drift, judge, spearman
 
 
 def samples(times_us: list[float], jit_ms: list[int] | None = None, fork: int | None = None,
@@ -187,3 +187,18 @@ def test_a_network_cells_rounds_are_judged_apart():
     assert judge(flat).steady is True
     warming = net_samples([100] * 5, None, 0) + net_samples([200, 160, 140, 120, 110], None, 1)
     assert judge(warming).steady is False
+
+
+def test_one_repetition_compiling_is_told_by_the_share_judge_uses():
+    # what warms a network cell's fresh nodes on: the same thresholds as the verdict
+    busy, = net_samples([10_000], jit_ms=[6])
+    assert compiling(busy)
+    assert compiling(net_samples([10_000], jit_ms=[0], jit_cpu_ms=[5])[0])
+    assert not compiling(net_samples([10_000], jit_ms=[0], jit_cpu_ms=[0.1])[0])
+    # 2 ms is JIT_MIN_MS, and 1.5 ms is 1.5 % of a 100 ms repetition: under both
+    assert not compiling(net_samples([100_000], jit_ms=[1])[0])
+    assert compiling(net_samples([100_000], jit_ms=[3])[0])
+    assert not compiling(net_samples([10_000], jit_ms=None)[0])
+    # a process's own figures (a single-process cell) count too
+    assert compiling(samples([10_000], jit_ms=[6])[0])
+    assert not compiling(samples([10_000])[0])

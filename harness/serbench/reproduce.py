@@ -267,17 +267,19 @@ def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
 
 def cell_seconds(cell: Cell, sizes: Sizes) -> float:
     """CELL_S, then every warm-up and repetition's work over its least rounds at the model's
-    rates, the least warm-up time and, for a JIT, half its longest warm-up; a cell's own
-    processes (micro's forks, a network task's nodes) at START_S each."""
+    rates, the least warm-up time and, for a JIT, half its longest warm-up (a network cell:
+    each round's); a cell's own processes (micro's forks, a network task's nodes) at START_S
+    each."""
     if TASKS[cell.task].by_harness:  # one untimed round over the batch's file of the method
         return CELL_S + cell.n * _object_bytes(cell, sizes) / COMPRESS_BYTES_PER_S
     codec, disk = _work(cell, sizes)
     passes = _passes(cell)
     seconds = CELL_S + passes * (codec / CODEC_BYTES_PER_S + disk / DISK_BYTES_PER_S)
-    jit = cell.warmup_max_ms / 2000 if cell.language == "java" else 0
+    # every round of a network cell starts its nodes afresh, and warms them up again
+    fresh_rounds = rule_of(cell).rounds_min if TASKS[cell.task].net else 0
+    jit = max(fresh_rounds, 1) * cell.warmup_max_ms / 2000 if cell.language == "java" else 0
     seconds += cell.warmup_ms / 1000 + jit
-    # every round of a network cell starts its nodes afresh
-    nodes = tree_size(3) * rule_of(cell).rounds_min if TASKS[cell.task].net else 0
+    nodes = tree_size(3) * fresh_rounds
     processes = cell.forks + nodes
     return seconds + processes * START_S[cell.language]
 

@@ -70,6 +70,13 @@ def judge(samples: list[dict]) -> Steadiness:
     return Steadiness(True, _steady_note(measured))
 
 
+def compiling(sample: dict) -> bool:
+    """Did a JIT compile through this one repetition past what judge() would call steady (the
+    process's own figures, or any network node's)? A network cell warms its fresh nodes up
+    until a repetition says no, as a driver's own warm-up does (`warmup_max_ms`)."""
+    return any(_jit_problems(name, own) for name, own in (("", [sample]), *_jit_nodes([sample])))
+
+
 def _summed(measured: list[dict], key: str, scale: float = 1) -> float | None:
     """A per-sample figure summed over the measured repetitions (divided by `scale`); None
     when a sample lacks it (a driver without a JIT, or a figure the OS does not give)."""

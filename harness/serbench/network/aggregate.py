@@ -112,7 +112,7 @@ class Aggregate:
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
                   "net_frame_bytes": cell.net_frame_bytes, **expected}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
-                       cell.repetitions, cell.timeout_s)
+                       cell.repetitions, cell.timeout_s, cell.warmup_max_ms)
 
     def read_back_problem(self, cell: NetCell, scanner: DriverProcess,
                           depth: str) -> str | None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from .. import steady
 from .placement import NodeProcess, PlacementError
 from .wire import ControlLink, WireError
 
@@ -47,6 +48,7 @@ class NetCell:
     warmups: int = 1
     repetitions: int = 3
     timeout_s: float = 600.0
+    warmup_max_ms: int = 0  # warm-ups go on while a node's JIT compiles, up to this long
 
 
 class NetTask(Protocol):
@@ -105,14 +107,13 @@ def run_cell(task: NetTask, cell: NetCell, placement, drivers: dict[str, Path]) 
                            "dial": [{"name": d, "address": nodes[d].address} for d in s.dial]}
                   for s in specs}, "ready")
         result = CellRun()
-        for rep in range(cell.warmups + cell.repetitions):
-            warmup = rep < cell.warmups
-            go = {"op": "go", "rep": rep if warmup else rep - cell.warmups, "warmup": warmup}
-            reports = run.each({s.name: go for s in specs}, "report")
-            problem = task.check(cell, reports)
-            if problem:
-                raise InvalidResult(f"repetition {rep} (warm-up: {warmup}): {problem}")
-            result.reports.append(reports)
+        repeat = Repeat(task, cell, specs, run)
+        began = time.monotonic()
+        while len(result.reports) < cell.warmups or warming(task, cell, result, began):
+            result.reports.append(repeat.once(len(result.reports), True))
+        warmups = len(result.reports)
+        for rep in range(cell.repetitions):
+            result.reports.append(repeat.once(warmups + rep, False, rep))
         for link in links.values():
             link.send({"op": "shutdown"})
         return result
@@ -122,6 +123,37 @@ def run_cell(task: NetTask, cell: NetCell, placement, drivers: dict[str, Path]) 
         for link in links.values():
             link.close()
         placement.close()
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """One repetition: `go` to every node at once, their reports checked."""
+
+    task: NetTask
+    cell: NetCell
+    specs: list[NodeSpec]
+    run: "Exchange"
+
+    def once(self, index: int, warmup: bool, rep: int | None = None) -> dict[str, dict]:
+        go = {"op": "go", "rep": index if rep is None else rep, "warmup": warmup}
+        reports = self.run.each({s.name: go for s in self.specs}, "report")
+        problem = self.task.check(self.cell, reports)
+        if problem:
+            raise InvalidResult(f"repetition {index} (warm-up: {warmup}): {problem}")
+        return reports
+
+
+def warming(task: NetTask, cell: NetCell, result: CellRun, began: float) -> bool:
+    """Past its fixed warm-ups, a cell with `warmup_max_ms` warms up on while its last
+    repetition found a node's JIT compiling (fresh JVMs compile for seconds: timed, they made
+    every Java network cell of the first full reproduction unsteady), up to that long."""
+    if not cell.warmup_max_ms or not result.reports:
+        return False
+    if time.monotonic() - began >= cell.warmup_max_ms / 1000:
+        return False
+    last = result.reports[-1]
+    return steady.compiling({"total_ns": last[task.timing_node(cell)]["total_ns"],
+                             "nodes": last})
 
 
 def setup_message(cell: NetCell, spec: NodeSpec) -> dict:

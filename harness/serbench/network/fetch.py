@@ -123,4 +123,4 @@ def _net_cell(cell, base: Path, hashes, work: Path) -> NetCell:
               "server_languages": server_languages, "client_language": client_language,
               "expected": {"count": count, "sum": f"{total:016x}"}}
     return NetCell(ID, cell.model, cell.method, settings["source"], cell.depth, params,
-                   cell.warmups, cell.repetitions, cell.timeout_s)
+                   cell.warmups, cell.repetitions, cell.timeout_s, cell.warmup_max_ms)

@@ -61,7 +61,7 @@ class SortMerge:
                   "expected": sorted_expectation(data_path(cell.dataset_dir, cell.model),
                                                  cell.model, total)}
         return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
-                       cell.repetitions, cell.timeout_s)
+                       cell.repetitions, cell.timeout_s, cell.warmup_max_ms)
 
     def read_back_problem(self, cell: NetCell, scanner: DriverProcess,
                           depth: str) -> str | None:
