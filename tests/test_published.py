@@ -430,3 +430,20 @@ def test_every_figure_with_a_regime_states_its_published_size():
     bounded = [f for f in FIGURES if f.least_objects is not None]
     assert {f.key for f in bounded} >= {"net_fetch_ram_inplace", "net_fetch_disk", "org_write"}
     assert all(f.scale for f in bounded)
+
+
+def test_the_builtin_overhead_is_signed_and_a_varying_one_differs():
+    from serbench.report.reference import builtin_overhead
+    fig = next(f for f in FIGURES if f.key == "arrays_builtin_overhead")
+    # per object: java_builtin 1 B less than the hand-coded layout per element (u16 string
+    # lengths and a tag against 4-byte lengths), beside a constant 150 B header
+    cells = [micro(method, 50, k, "arrays", n=10, encoded_bytes=10 * (18 * k + extra))
+             for k in (100, 1000) for method, extra in (("handcoded", 8), ("java_builtin",
+                                                                          158 - k))]
+    outcome = builtin_overhead(fig, measured_from(cells))
+    assert outcome.measured == "+50 B at k = 100, -850 B at k = 1,000"
+    assert outcome.verdict == "differs (varies by 900 B across k)"
+    constant = [micro(method, 50, k, "arrays", n=10, encoded_bytes=10 * (18 * k + extra))
+                for k in (100, 1000) for method, extra in (("handcoded", 8),
+                                                           ("java_builtin", 158))]
+    assert builtin_overhead(fig, measured_from(constant)).verdict == "same direction (constant)"

@@ -690,7 +690,7 @@ def builtin_overhead(fig: PublishedFigure, m: Measured) -> Outcome | None:
     if len(extra) < 2:
         return None
     low, high = min(extra.values()), max(extra.values())
-    return Outcome(", ".join(f"+{b:,.0f} B at k = {k:,}" for k, b in sorted(extra.items())),
+    return Outcome(", ".join(f"{b:+,.0f} B at k = {k:,}" for k, b in sorted(extra.items())),
                    "java_builtin bytes per object minus handcoded's; constant: within 16 B "
                    "across k",
                    "same direction (constant)" if high - low <= 16 else
