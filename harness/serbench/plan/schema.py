@@ -21,7 +21,8 @@ warmups = 1
 warmup_ms = 0                     # and warm-ups go on until this long has passed (JMH's
                                   # time-based warm-up: a JIT compiles after time, not count)
 warmup_max_ms = 0                 # and, in a driver with a JIT, on while it still compiles
-                                  # (over 2 % of the last 100 ms of warm-ups), up to this long
+                                  # (over 2 % of the last 100 ms of warm-ups; a network
+                                  # cell: of its last repetition, on any node), up to this long
 repetitions = 1                   # measured repetitions per round (more when one is shorter
                                   # than min_sample_ms)
 rounds_min = 5                    # every cell is measured in rounds, interleaved with the
