@@ -566,11 +566,12 @@ class _TimedByClient:
 def test_a_cell_warms_up_on_only_while_a_node_compiles_and_for_its_limit_at_most():
     cell = NetCell("net_fetch", "part", "handcoded", "ram", "materialize", {},
                    warmups=1, warmup_max_ms=60_000)
-    busy = {"client": {"total_ns": 10**7}, "server0": {"jit_ms": 6, "jit_cpu_ns": 0}}
-    quiet = {"client": {"total_ns": 10**7}, "server0": {"jit_ms": 0, "jit_cpu_ns": 0}}
+    busy = {"client": {"total_ns": 10**8}, "server0": {"jit_ms": 6, "jit_cpu_ns": 0}}
+    quiet = {"client": {"total_ns": 10**8}, "server0": {"jit_ms": 0, "jit_cpu_ns": 0}}
     now = time.monotonic()
     assert cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([busy]), now)
-    assert not cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([quiet]), now)
+    assert not cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([busy, quiet]),
+                                   now)
     assert not cell_module.warming(_TimedByClient(), cell, cell_module.CellRun([busy]),
                                    now - 61)
     fixed = NetCell("net_fetch", "part", "handcoded", "ram", "materialize", {}, warmups=1)

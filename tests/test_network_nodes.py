@@ -196,7 +196,7 @@ def test_a_tree_sums_sparse_vectors_to_the_harness_total(language, method, tmp_p
 
 def test_fresh_java_nodes_warm_up_while_their_jit_compiles(tmp_path):
     # seven fresh JVMs compile through their first repetitions; with warmup_max_ms the cell
-    # warms up on until a repetition finds every node quiet, then measures its repetitions
+    # warms up on until 100 ms of repetitions find every node quiet, then measures
     cell = tree_cell("java", tmp_path, "handcoded", warmup_max_ms=30_000)
     began = time.monotonic()
     run = run_cell(Aggregate(), cell, LocalPlacement(), {"java": built_driver("java")})
@@ -204,10 +204,9 @@ def test_fresh_java_nodes_warm_up_while_their_jit_compiles(tmp_path):
     assert len(warm) > cell.warmups
     assert [r["root0"]["rep"] for r in run.reports[len(warm):]] == [0, 1]
     assert all(not r["root0"]["warmup"] for r in run.reports[len(warm):])
-    quiet = not steady.compiling({"total_ns": warm[-1]["root0"]["total_ns"], "nodes": warm[-1]})
-    assert quiet or time.monotonic() - began > 30
-    assert all(steady.compiling({"total_ns": r["root0"]["total_ns"], "nodes": r})
-               for r in warm[cell.warmups - 1:-1])
+    samples = [{"total_ns": r["root0"]["total_ns"], "nodes": r} for r in warm]
+    assert not steady.still_compiling(samples) or time.monotonic() - began > 30
+    assert all(steady.still_compiling(samples[:i]) for i in range(cell.warmups, len(warm)))
 
 
 def sort_cell(language, parts, tmp_path, method, n=28, reps=2):

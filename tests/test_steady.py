@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from serbench.steady import compiling, drift, judge, spearman
+from serbench.steady import drift, judge, spearman, still_compiling
 
 
 def samples(times_us: list[float], jit_ms: list[int] | None = None, fork: int | None = None,
@@ -189,16 +189,21 @@ def test_a_network_cells_rounds_are_judged_apart():
     assert judge(warming).steady is False
 
 
-def test_one_repetition_compiling_is_told_by_the_share_judge_uses():
+def test_warm_ups_go_on_while_the_last_100_ms_compiled_past_the_share_judge_uses():
     # what warms a network cell's fresh nodes on: the same thresholds as the verdict
-    busy, = net_samples([10_000], jit_ms=[6])
-    assert compiling(busy)
-    assert compiling(net_samples([10_000], jit_ms=[0], jit_cpu_ms=[5])[0])
-    assert not compiling(net_samples([10_000], jit_ms=[0], jit_cpu_ms=[0.1])[0])
+    assert still_compiling(net_samples([100_000], jit_ms=[6]))
+    assert still_compiling(net_samples([100_000], jit_ms=[0], jit_cpu_ms=[5]))
+    assert not still_compiling(net_samples([100_000], jit_ms=[0], jit_cpu_ms=[0.1]))
     # 2 ms is JIT_MIN_MS, and 1.5 ms is 1.5 % of a 100 ms repetition: under both
-    assert not compiling(net_samples([100_000], jit_ms=[1])[0])
-    assert compiling(net_samples([100_000], jit_ms=[3])[0])
-    assert not compiling(net_samples([10_000], jit_ms=None)[0])
+    assert not still_compiling(net_samples([100_000], jit_ms=[1]))
+    assert still_compiling(net_samples([100_000], jit_ms=[3]))
+    # only the newest 100 ms count: an old compile is over
+    assert not still_compiling(net_samples([100_000, 100_000], jit_ms=[50, 0]))
+    # repetitions too short to span the window yet: on, whatever they show
+    assert still_compiling(net_samples([20_000] * 3, jit_ms=[0] * 3))
+    assert not still_compiling(net_samples([20_000] * 5, jit_ms=[0] * 5))
+    # nothing to wait for without a JIT figure
+    assert not still_compiling(net_samples([20_000], jit_ms=None))
     # a process's own figures (a single-process cell) count too
-    assert compiling(samples([10_000], jit_ms=[6])[0])
-    assert not compiling(samples([10_000])[0])
+    assert still_compiling(samples([100_000], jit_ms=[6]))
+    assert not still_compiling(samples([100_000]))

@@ -40,6 +40,10 @@ JIT_MIN_MS = 2
 # an odd small compile of a cold branch; the share is JIT_SHARE, as in the driver's warm-up.
 JIT_CPU_MIN_MS = 2
 DRIFT_SHARE = 0.10
+# a warm-up ends after this long of repetitions compiling at most JIT_SHARE (the Java
+# driver's QUIET_WINDOW_NS): one short repetition can fall between two compiles (a fresh
+# 7-JVM test tree: a 17 ms repetition quiet, a later one compiling 11 ms on a leaf)
+QUIET_WINDOW_NS = 100_000_000
 MIN_TREND = 5
 MIN_TEST = 8
 Z_1_PERCENT = 2.576  # two-sided
@@ -70,11 +74,21 @@ def judge(samples: list[dict]) -> Steadiness:
     return Steadiness(True, _steady_note(measured))
 
 
-def compiling(sample: dict) -> bool:
-    """Did a JIT compile through this one repetition past what judge() would call steady (the
-    process's own figures, or any network node's)? A network cell warms its fresh nodes up
-    until a repetition says no, as a driver's own warm-up does (`warmup_max_ms`)."""
-    return any(_jit_problems(name, own) for name, own in (("", [sample]), *_jit_nodes([sample])))
+def still_compiling(recent: list[dict]) -> bool:
+    """Should warm-ups go on? `recent`: the warm-ups so far, newest last. Yes while a JIT (the
+    process's own, or any network node's) compiled past what judge() calls steady in their last
+    QUIET_WINDOW_NS, or they do not span it yet; never without a JIT figure. A network cell's
+    fresh nodes are warmed so, as a driver warms its own process (`warmup_max_ms`)."""
+    window, spanned = [], 0
+    for sample in reversed(recent):
+        window.append(sample)
+        spanned += sample["total_ns"]
+        if spanned >= QUIET_WINDOW_NS:
+            break
+    jitted = [("", window), *_jit_nodes(window)]
+    if all(_jit_ms(own) is None and _jit_cpu_ms(own) is None for _, own in jitted):
+        return False
+    return spanned < QUIET_WINDOW_NS or any(_jit_problems(name, own) for name, own in jitted)
 
 
 def _summed(measured: list[dict], key: str, scale: float = 1) -> float | None:

@@ -144,16 +144,14 @@ class Repeat:
 
 
 def warming(task: NetTask, cell: NetCell, result: CellRun, began: float) -> bool:
-    """Past its fixed warm-ups, a cell with `warmup_max_ms` warms up on while its last
-    repetition found a node's JIT compiling (fresh JVMs compile for seconds: timed, they made
-    every Java network cell of the first full reproduction unsteady), up to that long."""
-    if not cell.warmup_max_ms or not result.reports:
+    """Past its fixed warm-ups, a cell with `warmup_max_ms` warms up on while a node's JIT
+    still compiles (fresh JVMs compile for seconds: timed, they made every Java network cell
+    of the first full reproduction unsteady), up to that long."""
+    if not cell.warmup_max_ms or time.monotonic() - began >= cell.warmup_max_ms / 1000:
         return False
-    if time.monotonic() - began >= cell.warmup_max_ms / 1000:
-        return False
-    last = result.reports[-1]
-    return steady.compiling({"total_ns": last[task.timing_node(cell)]["total_ns"],
-                             "nodes": last})
+    timing = task.timing_node(cell)
+    return steady.still_compiling([{"total_ns": reports[timing]["total_ns"], "nodes": reports}
+                                   for reports in result.reports])
 
 
 def setup_message(cell: NetCell, spec: NodeSpec) -> dict:
