@@ -1,6 +1,6 @@
 """Interleaved rounds on hand-made outcomes: every live cell once a round in a seeded shuffled
 order, floors after the methods in the first round, warm-ups only in the first round (and in
-every fork), repetitions grown to the minimum sample time, and each cell ended by the rule
+every fork and network round), repetitions grown to the minimum sample time, and each cell ended by the rule
 that ended it."""
 from __future__ import annotations
 
@@ -96,6 +96,20 @@ def test_a_fork_is_a_fresh_process_with_its_own_warm_ups_and_forks_rounds():
     run_set([forked], recorder.measure, recorder.record, seed="s")
     assert [c.warmups for _, _, c in recorder.requests] == [2, 2]
     assert {s["fork"] for s in recorder.recorded["a"].samples} == {0, 1}
+
+
+def test_a_network_cells_fresh_nodes_warm_up_every_round_as_in_the_first():
+    net = cell("a", 1, task="net_aggregate", warmup_max_ms=10_000, warmup_ms=500)
+    recorder = Recorder()
+    run_set([net], recorder.measure, recorder.record, seed="s")
+    assert [(c.warmups, c.warmup_ms, c.warmup_max_ms) for _, _, c in recorder.requests] == [
+        (2, 500, 10_000)] * 3
+    # a read in the batch's warm process: one warm-up after the first round, no JIT wait
+    read = Recorder()
+    run_set([cell("a", 1, warmup_max_ms=10_000, warmup_ms=500)], read.measure, read.record,
+            seed="s")
+    assert [(c.warmups, c.warmup_ms, c.warmup_max_ms) for _, _, c in read.requests] == [
+        (2, 500, 10_000), (1, 0, 0), (1, 0, 0)]
 
 
 def test_each_cell_records_what_ended_it():

@@ -21,7 +21,7 @@ from .datasets.build import check_params
 from .datasets.manifest import DatasetError, load_manifest
 from .cell import LANGUAGES, RAW, Cell, batches, tree_size
 from .plan import Plan, PlanError, dataset_dir
-from .rounds import rule_of
+from .rounds import fresh_each_round, rule_of
 from .tasks import TASKS
 from .published import FIGURES, CellNeed, PublishedFigure
 
@@ -306,9 +306,9 @@ def time_left(estimate_left: float, estimate_done: float, elapsed: float) -> flo
 
 def _passes(cell: Cell) -> int:
     """Warm-ups and repetitions over the cell's least rounds (rounds.py): the plan's warm-ups
-    in the first round and in every fork, at most one in the others."""
+    in the first round and in every fork or network round, at most one in the others."""
     rounds = rule_of(cell).rounds_min
-    if cell.forks:
+    if fresh_each_round(cell):
         return rounds * (cell.warmups + cell.repetitions)
     return cell.warmups + cell.repetitions + (rounds - 1) * (min(cell.warmups, 1)
                                                              + cell.repetitions)

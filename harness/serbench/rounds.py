@@ -9,7 +9,8 @@ drifts over minutes then moves every compared cell alike, and the per-round rati
 cancels it (stats.py); measured one after the other, two cells minutes apart saw two machines.
 
 A cell's first round runs the plan's warm-ups (and a JIT's time-based ones); later rounds warm
-up once (a driver's buffers are per request) or not at all when the plan asks for none. After
+up once (a driver's buffers are per request) or not at all when the plan asks for none, but
+those of a fork or a network cell, in new processes, warm up as the first. After
 the first round the repetitions per round grow until a round lasts min_sample_ms. Rounds go on
 until the median's 95 % interval is within ci_target, or rounds_max, or the set's time cap
 counted from the end of the first round (stats.stop_reason), but never before rounds_min;
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 
 from . import stats
 from .cell import RAW, Cell
-from .tasks import TASK_ORDER
+from .tasks import TASK_ORDER, TASKS
 from .results import CellResult
 
 # A round's outcome for one cell: the task's CellResult for that round's request(s).
@@ -75,11 +76,18 @@ def rule_of(cell: Cell) -> stats.StopRule:
 
 def round_cell(cell: Cell, number: int, repetitions: int) -> Cell:
     """The cell as one round asks for it: the plan's warm-ups in the first round (and in
-    every fork), at most one untimed repetition in the later ones."""
-    if number == 0 or cell.forks:  # a fork is a fresh process: it warms up as the first
+    every fork, and every round of a network cell), at most one untimed repetition in the
+    later ones."""
+    if number == 0 or fresh_each_round(cell):
         return replace(cell, repetitions=repetitions)
     return replace(cell, repetitions=repetitions, warmups=min(cell.warmups, 1), warmup_ms=0,
                    warmup_max_ms=0)
+
+
+def fresh_each_round(cell: Cell) -> bool:
+    """Does every round run in new processes, which warm up as the first round's did? A
+    fork's process is its round's own, and a network cell starts its nodes for each round."""
+    return bool(cell.forks) or TASKS[cell.task].net
 
 
 @dataclass
