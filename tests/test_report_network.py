@@ -197,7 +197,8 @@ def test_the_disk_fetch_is_judged_by_time_over_size(sections):
 
 def test_the_trees_findings_have_a_sign_and_a_factor(sections, at_scale):
     assert finding(at_scale, "net_aggregate_spread")[3:6] == [
-        "up to 30.0x (sparse, n = 1)", "cpp · json_gzip 300 ms vs cpp · handcoded 10.0 ms",
+        "up to 30.0x (sparse · density 0.01, n = 1)",
+        "cpp · json_gzip 300 ms vs cpp · handcoded 10.0 ms",
         "same direction, factor 0.30 (measured 30.0x / published 100x)"]
     # the dataset's own density (counters), 1 %, is one the study published
     assert finding(at_scale, "aggregate_cpp_java_sparse")[3] == \
