@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 
 import serbench
-from serbench.driver import DriverProcess, find_drivers
+from serbench.driver import DriverProcess
 from serbench.tasks import TASKS
 from serbench.tasks.spec import NO_DEPTH, TaskSpec
+
+from conftest import built_driver
 
 SINGLE = {t for t, spec in TASKS.items() if not spec.net and not spec.by_harness}
 NETWORK = {t for t, spec in TASKS.items() if spec.net}
@@ -18,10 +20,7 @@ NETWORK = {t for t, spec in TASKS.items() if spec.net}
 
 @pytest.mark.parametrize("language", ["rust", "cpp", "java"])
 def test_every_drivers_tasks_are_the_harness_s(language):
-    path = find_drivers().get(language)
-    if path is None:
-        pytest.skip(f"no {language} driver built")
-    with DriverProcess(language, path, timeout_s=60) as driver:
+    with DriverProcess(language, built_driver(language), timeout_s=60) as driver:
         info = driver.info()
         method = next(m for m in info["methods"] if m != "raw")
         # every task of the harness is one the driver knows: the harness's own (sizes) is
