@@ -68,7 +68,7 @@ def fetch_cell(rust, parts, tmp_path, method="handcoded", variant="disk", server
               "server_languages": ["rust"] * servers, "client_language": "rust",
               "expected": {"count": count, "sum": hex64(total)}, **extra}
     return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
-                   repetitions=2, timeout_s=60, warmup_max_ms=0)
+                   repetitions=2, timeout_s=60)
 
 
 @pytest.mark.parametrize("method", ["handcoded", "json"])

@@ -100,7 +100,7 @@ def fetch_cell(language, parts, tmp_path, method="handcoded", variant="disk", se
               "client_language": client or language,
               "expected": {"count": count, "sum": hex64(total)}, **extra}
     return NetCell("net_fetch", "part", method, variant, "materialize", params, warmups=1,
-                   repetitions=2, timeout_s=60, warmup_max_ms=0)
+                   repetitions=2, timeout_s=60)
 
 
 def check_fetch(run, cell, variant, scanner: str) -> None:
