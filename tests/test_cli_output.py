@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from serbench.cli import cli
 from serbench.cli_data import DATASET_COLUMNS
 from serbench.cli_run import CAPABILITY_COLUMNS, COMPARE_COLUMNS, RUN_COLUMNS
+from serbench.listing import strict_json
 from test_runner import PLAN, make_home, use
 
 
@@ -139,3 +140,29 @@ def test_a_progress_line_in_a_log_is_one_line_however_long(monkeypatch):
     lines = [line for line in log.getvalue().splitlines() if "cells," in line]
     assert lines == ["0/1 cells, 0 s: cpp/json_gzip/sparse/net_aggregate/materialize n=1 "
                      "tree_depth=3 density=0.001"]
+
+
+def strict_loads(text: str):
+    """JSON as a strict parser reads it: Infinity and NaN are not JSON (RFC 8259)."""
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_is_strict_with_open_bounds_as_null(two_runs, monkeypatch):
+    strict_loads(invoke("compare", "run-a", "run-b", "--format", "json").stdout)
+    # cells left unjudged (a zero median) keep a band open above: written null
+    monkeypatch.setattr("serbench.compare.judge", lambda comparison: None)
+    compared = strict_loads(invoke("compare", "run-a", "run-b", "--format", "json").stdout)
+    ok = [c for c in compared["cells"] if c["status_a"] == "ok"]
+    assert ok and {c["band_high"] for c in ok} == {None}
+    assert strict_loads(strict_json({"a": float("inf"), "b": [float("nan"), 1.5]})) == \
+        {"a": None, "b": [None, 1.5]}
+
+
+def test_nothing_to_list_is_an_empty_list_or_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("SERBENCH_HOME", str(tmp_path / "empty"))
+    assert strict_loads(invoke("runs", "--format", "json").stdout) == []
+    assert csv_rows(invoke("runs", "--format", "csv").stdout, RUN_COLUMNS) == []
+    assert "run" in invoke("runs").stdout
+    assert not (tmp_path / "empty" / "results.duckdb").exists(), "listing made no database"

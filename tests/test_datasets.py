@@ -124,7 +124,8 @@ def test_derive_replicated_from_published(tmp_path, native_sets):
     ("sparse", {"n": 1, "dimension": 100, "density": 0.0}, "density"),
     ("sparse", {"n": 1, "dimension": 100, "density": 1.5}, "density"),
     ("sparse", {"n": 1, "dimension": 0, "density": 0.5}, "dimension"),
-    ("tweet", {"n": -1}, "n >= 0"),
+    ("tweet", {"n": -1}, "n >= 1"),
+    ("org", {"n": 0}, "n >= 1"),
     ("org", {"n": 2.5}, "integer"),
     ("arrays", {"k": 3}, "missing"),
     ("trade", {"n": "ten"}, "number"),
@@ -216,7 +217,7 @@ def test_a_dataset_name_with_path_components_is_refused_before_anything_is_writt
         tmp_path, command, name):
     root = tmp_path / "data" / "root"
     result = CliRunner().invoke(cli, ["data", "--root", str(root), *command, "--name", name])
-    assert result.exit_code == 2 and "is not a dataset name" in result.output
+    assert result.exit_code == 2 and f"dataset name {name!r}: " in result.output
     assert not (tmp_path / "data").exists()
 
 

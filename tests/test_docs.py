@@ -311,3 +311,16 @@ def test_each_driver_readme_lists_exactly_the_methods_of_its_info(language):
     listed = readme_methods(language)
     assert len(listed) == len(set(listed)), f"{language}: a method listed twice"
     assert sorted(listed) == sorted(json.loads(done.stdout)["methods"])
+
+
+def test_the_plan_reference_is_the_parameter_table():
+    """docs/plans.md holds what params.py declares, whole; a parameter added, renamed or
+    given other bounds without the document fails here (regenerate the block with
+    `serbench.params.reference()`)."""
+    from serbench.params import PARAMS, reference
+
+    text = (REPO / "docs" / "plans.md").read_text()
+    block = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    assert block == reference()
+    documented = set(re.findall(r"^([a-z_]+) = ", block, re.MULTILINE))
+    assert documented == {p.name for p in PARAMS}

@@ -161,9 +161,11 @@ def test_networks_sweep_a_groups_cells_each_named_by_its_link():
         ("source=ram servers=2 network=10gbit", "10gbit"),
         ("source=ram servers=2 network=1gbit", "1gbit"),
         ("source=ram servers=2 network=none", "none")]
-    for bad in ('["1gbit", "1gbit"]', '["fast"]', '"1gbit"'):
-        with pytest.raises(PlanError, match=r"group\[1\].networks: must be a list of distinct "
-                                            r"link settings"):
+    for bad, problem in (('["1gbit", "1gbit"]', "must be a list of distinct values, each "
+                                                  "loopback, none or a link rate"),
+                         ('["fast"]', "must be loopback, none or a link rate such as 10gbit, "
+                                      "got 'fast'")):
+        with pytest.raises(PlanError, match=rf"group\[1\].networks: {problem}"):
             parse_plan(f'[[group]]\ntasks = ["net_fetch"]\nnetworks = {bad}\n', "p.toml", "p")
 
 

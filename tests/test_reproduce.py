@@ -323,13 +323,13 @@ def test_impossible_options_are_refused(home):
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--pin", "4096"])
     assert result.exit_code == 2 and "CPU 4096 is not available here" in result.output
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--pin", "a"])
-    assert result.exit_code == 2 and "is not a CPU list" in result.output
+    assert result.exit_code == 2 and "must be a CPU list like" in result.output
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--resume", "r1"])
     assert result.exit_code == 2 and "--resume takes the run's own plan" in result.output
     result = CliRunner().invoke(cli, ["reproduce", "--resume", "nope"])
     assert result.exit_code != 0 and "no run 'nope'" in str(result.exception)
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--cluster", "node1:8786"])
-    assert result.exit_code == 2 and "is not a Dask scheduler address" in result.output
+    assert result.exit_code == 2 and "must be a Dask scheduler address" in result.output
     result = CliRunner().invoke(cli, ["reproduce", "--resume", "r1", "--cluster",
                                       "tcp://10.0.0.1:8786"])
     assert result.exit_code == 2 and "--resume takes the run's own plan" in result.output

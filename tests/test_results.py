@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from serbench.ids import IdError
 from serbench.plan import Cell
 from serbench.transfer import export_runs, import_runs
 from serbench.results import (ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
@@ -215,7 +216,7 @@ def test_run_ids_are_checked(results):
     begin(results, "same")
     with pytest.raises(ResultsError, match="already exists"):
         begin(results, "same")
-    with pytest.raises(ResultsError, match="bad run id"):
+    with pytest.raises(IdError, match="run id 'no spaces': letters, digits"):
         begin(results, "no spaces")
 
 

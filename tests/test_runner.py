@@ -633,7 +633,7 @@ def test_cli_user_errors_exit_2_without_traceback(home, monkeypatch, tmp_path):
     bad.write_text('[[group]]\ntasks = ["write"]\nrepetitions = 0\n')
     proc = serbench(home, "run", str(bad))
     assert proc.returncode == 2
-    assert f"{bad}: group[1].repetitions: must be >= 1" in proc.stderr
+    assert f"{bad}: group[1].repetitions: must be an integer in [1, 1000000], got 0" in proc.stderr
     assert "Traceback" not in proc.stderr
     proc = serbench(home, "compare", "a", "b")
     assert proc.returncode == 2 and "no results yet" in proc.stderr

@@ -51,7 +51,8 @@ HARNESS = Path(serbench.__file__).parent
 # each layer may import only the layers below it (the run loop above the tasks above what
 # they share), so no import cycle can come back
 LAYERS = [
-    {"cell", "checksum", "models", "paths", "paged", "stats", "driver", "results"},
+    {"ids", "params", "cell", "checksum", "models", "paths", "paged", "stats", "driver",
+     "results"},
     {"expectations", "answers", "tasks", "network", "datasets", "sizes", "order"},
     {"plan"},
     {"rounds", "runner", "noise", "compare", "verify", "reproduce"},

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 
+from .params import DEFAULTS
+
 LANGUAGES = ("rust", "cpp", "java")
 DEPTHS = ("materialize", "access", "key")
 RAW = "raw"  # the method-independent floor: the bytes of another method's file, not decoded
-# the drivers' own default for params.net_frame_bytes (PROTOCOL.md 10.2)
-NET_FRAME_DEFAULT = 64 << 20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -40,20 +40,21 @@ class Cell:
     unsupported: str | None = None  # why the capability matrix excludes it
     iterations: int = 1  # micro: passes per repetition
     forks: int = 0  # fresh processes of its own the cell runs in (0: the group's)
-    warmup_ms: int = 0  # warm-ups go on at least this long (so their count may exceed warmups)
+    # the plan's parameters a cell carries, their defaults the plan's (params.py)
+    warmup_ms: int = DEFAULTS["warmup_ms"]
     floor_rounds: int = 0  # reads, writes: each round followed by the floor of the same file
-    warmup_max_ms: int = 0  # a JIT's warm-ups go on while it compiles, up to this long
+    warmup_max_ms: int = DEFAULTS["warmup_max_ms"]
     net_page_bytes: int = 0  # network tasks: the network page
     # network tasks: the largest frame between data nodes (no part of the identity: a memory
     # guard, it changes no measured work)
-    net_frame_bytes: int = NET_FRAME_DEFAULT
+    net_frame_bytes: int = DEFAULTS["net_frame_bytes"]
     network: str = ""  # network tasks: the nodes' links
     # rounds (rounds.py): how many, and when a cell has been measured enough
-    rounds_min: int = 5
-    rounds_max: int = 8
-    ci_target: float = 0.03
-    time_cap_s: float = 8.0
-    min_sample_ms: float = 5.0
+    rounds_min: int = DEFAULTS["rounds_min"]
+    rounds_max: int = DEFAULTS["rounds_max"]
+    ci_target: float = DEFAULTS["ci_target"]
+    time_cap_s: float = DEFAULTS["time_cap_s"]
+    min_sample_ms: float = DEFAULTS["min_sample_ms"]
     cell_id: int = 0
 
     @property

@@ -25,11 +25,12 @@ from .report import ReportError
 from .report.cli import report_command
 from .results import Results, ResultsError, db_path
 from .expectations import RunError
+from .ids import IdError
 
 # errors that carry a complete message for the user: no traceback, exit status 2
 USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel, PlanError,
                ResultsError, RunError, BuildError, ReportError, TpchError, IngestError,
-               SampleError)
+               SampleError, IdError)
 
 
 @click.group()

@@ -1,7 +1,6 @@
 """`serbench data`: generate, ingest, replicate, list and re-check datasets."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import click
@@ -10,6 +9,7 @@ from rich.table import Table
 
 from .datasets import build, default
 from .datasets.manifest import DatasetError, Manifest, checksum_file, data_path, list_datasets, load_manifest
+from .ids import IdError, checked
 from .listing import Listing, diagnostics_console, emit, format_option, results_console
 from .models import TWEET_KIND_SHARES
 from .paths import cache_dir, data_root
@@ -17,16 +17,14 @@ from .paths import cache_dir, data_root
 console = diagnostics_console()  # `data list` prints to stdout
 
 NAME_HELP = "dataset directory name under the data root (default: derived from the parameters)"
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 
 def _checked_name(ctx, param, value: str | None) -> str | None:
     """A name is one directory under the data root: no path components, nothing hidden."""
-    if value is not None and (not NAME.match(value) or ".." in value):
-        raise click.BadParameter(f"{value!r} is not a dataset name: letters, digits, _ . - "
-                                 "only, starting with a letter or digit (it names one "
-                                 "directory under the data root)", ctx, param)
-    return value
+    try:
+        return value if value is None else checked("dataset name", value)
+    except IdError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
 
 
 def _root(ctx: click.Context) -> Path:

@@ -11,7 +11,8 @@ from rich.markup import escape
 from .cli_run import (_pin, _with_cluster, console, duration, resume_with_progress,
                       run_with_progress)
 from .driver import find_drivers
-from .paths import data_root, home
+from .listing import run_id_option
+from .paths import data_root, home, report_files
 from .plan import PlanError, expand, load_embedded, parse_plan
 from .published import FIGURES
 from .reproduce import (FULL, QUICK, Estimate, Recipe, cell_cost, dataset_sizes, estimate,
@@ -26,12 +27,12 @@ from .results import Results, ResultsError
 @click.option("--estimate", "estimate_only", is_flag=True,
               help="state the datasets, the figures and the estimate, then stop")
 @click.option("--pin", help="CPU list for the drivers (taskset), e.g. 1 or 0-1")
-@click.option("--run-id", help="id of the new run (default: time-based)")
+@click.option("--run-id", help="id of the new run (default: time-based)", callback=run_id_option)
 @click.option("--cluster", metavar="ADDRESS",
               help="a Dask scheduler whose workers run the cells, as `serbench run --cluster` "
                    "(each batch whole on one worker); the data is made here and sent to the "
                    "workers that lack it")
-@click.option("--resume", metavar="RUN_ID",
+@click.option("--resume", metavar="RUN_ID", callback=run_id_option,
               help="go on with an interrupted or failed reproduction (as `serbench run "
                    "--resume`), then write its report")
 def reproduce_command(quick: bool, estimate_only: bool, pin: str | None,
@@ -187,7 +188,7 @@ def _write_report(run_id: str) -> None:
     from .report import render_run
     from .results import db_path
 
-    html, markdown = render_run(db_path(), run_id, home() / "reports" / run_id)
+    html, markdown = render_run(db_path(), run_id, report_files(run_id))
     console.print(f"report: {html}\nsummary: {markdown}\nthe published figures beside this "
                   "run: the report's section \"Published figures beside this run\"")
     click.echo(html)

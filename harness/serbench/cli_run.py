@@ -16,11 +16,13 @@ from rich.table import Table
 
 from .compare import IDENTITY, other_hosts_line, shift_line
 from .driver import LANGUAGES, DriverFailure, DriverProcess, find_drivers
-from .paths import data_root, home
+from .paths import data_root, report_files
 from .network.dask_placement import ClusterError
 from .cell import Cell, describe
-from .plan import CLUSTER_ADDRESS, CPU_LIST, Plan, PlanError, load_embedded, load_plan
-from .listing import Listing, diagnostics_console, emit, format_option, results_console
+from .params import BY_NAME, ParamError, check
+from .plan import Plan, PlanError, load_embedded, load_plan
+from .listing import (Listing, diagnostics_console, emit, format_option, results_console,
+                      run_id_option)
 from .reproduce import time_left
 from .results import CELL_STATUSES, CellResult, Results, db_path
 
@@ -50,9 +52,17 @@ def _warn_stale(paths: dict[str, Path]) -> None:
 
 
 def _pin(value: str | None) -> str | None:
-    if value is not None and not CPU_LIST.match(value):
-        raise click.BadParameter(f"{value!r} is not a CPU list like 0 or 0-1,4", param_hint="--pin")
-    return value
+    return _option_param("pin_cpus", value, "--pin")
+
+
+def _option_param(name: str, value, option: str):
+    """A command-line option that sets a plan parameter, checked as the plan's would be."""
+    if value is None:
+        return None
+    try:
+        return check(BY_NAME[name], value)
+    except ParamError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from None
 
 
 class ProgressBar:
@@ -151,13 +161,13 @@ def _minutes(seconds: float) -> str:
 @click.command("run")
 @click.argument("plan", required=False)
 @click.option("--pin", help="CPU list for the drivers (taskset), e.g. 2 or 2-3; overrides the plan")
-@click.option("--run-id", help="id of the new run (default: time-based)")
+@click.option("--run-id", help="id of the new run (default: time-based)", callback=run_id_option)
 @click.option("--keep-files", is_flag=True, help="keep the paged files the run wrote")
 @click.option("--cluster", metavar="ADDRESS",
               help="a Dask scheduler (tcp://HOST:PORT or tls://...) whose workers run every "
                    "cell: each batch of single-machine cells on one worker, the network cells' "
                    "nodes one per worker; overrides the plan's cluster key")
-@click.option("--resume", metavar="RUN_ID",
+@click.option("--resume", metavar="RUN_ID", callback=run_id_option,
               help="go on with an interrupted or failed run (its plan, pin and drivers): what it "
                    "measured is kept, comparison sets it left unfinished are measured again")
 def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool,
@@ -174,9 +184,7 @@ def run(plan: str | None, pin: str | None, run_id: str | None, keep_files: bool,
 def _with_cluster(chosen: Plan, address: str | None) -> Plan:
     if address is None:
         return chosen
-    if not CLUSTER_ADDRESS.match(address):
-        raise click.BadParameter(f"{address!r} is not a Dask scheduler address like "
-                                 "tcp://10.0.0.1:8786 or tls://host:8786", param_hint="--cluster")
+    address = _option_param("cluster", address, "--cluster")
     return replace(chosen, params=replace(chosen.params, cluster=address))
 
 
@@ -228,6 +236,7 @@ def _interrupt(signum, frame) -> None:
 @click.option("--method", "methods", multiple=True, help="only this method (repeatable)")
 @click.option("--model", "models", multiple=True, help="only this model (repeatable)")
 @click.option("--timeout", "timeout_s", type=float, default=600.0, show_default=True,
+              callback=lambda ctx, param, value: _option_param("timeout_s", value, "--timeout"),
               help="seconds per driver request")
 @click.option("--page-size", type=click.IntRange(min=64), default=262144, show_default=True,
               help="page size of the files exchanged (small: objects span pages)")
@@ -519,10 +528,13 @@ RUN_COLUMNS = ("run_id", "status", "started_at", "finished_at", "plan", "cells",
 @format_option
 def runs_command(fmt: str = "table") -> None:
     """The runs in the results database, oldest first (times in UTC)."""
-    with Results(read_only=True) as results:
-        runs = [{"run_id": r["run_id"], "status": r["status"], "started_at": r["started_at"],
-                 "finished_at": r["finished_at"], "plan": r["plan_name"], "cells": r["cells"],
-                 "ok": r["ok"]} for r in results.runs()]
+    runs = []
+    if db_path().exists():  # no database yet: no runs, an empty listing
+        with Results(read_only=True) as results:
+            runs = [{"run_id": r["run_id"], "status": r["status"],
+                     "started_at": r["started_at"], "finished_at": r["finished_at"],
+                     "plan": r["plan_name"], "cells": r["cells"], "ok": r["ok"]}
+                    for r in results.runs()]
     emit(fmt, Listing(RUN_COLUMNS, runs), lambda: _runs_table(runs))
 
 
@@ -663,5 +675,5 @@ def _report(run_id: str) -> None:
     except ImportError:
         console.print("the report module is not available yet; results stay in the database")
         return
-    html, markdown = render_run(db_path(), run_id, home() / "reports" / run_id)
+    html, markdown = render_run(db_path(), run_id, report_files(run_id))
     console.print(f"report: {html}\nsummary: {markdown}")

@@ -33,9 +33,12 @@ COLUMNS = ("task", "noise", "noise_by_language", "cells", "smallest_ranked_diffe
               help="keep the measured noise as this host's profile for later runs")
 @click.option("--runs", nargs=2, metavar="RUN_A RUN_B",
               help="judge these two runs of one plan instead of running it twice")
+@click.option("--allow-incomplete", is_flag=True,
+              help="with --runs: accept runs that did not complete (their ok cells count)")
 @format_option
 def selfcheck_command(plan: str | None, pin: str | None, save: bool,
-                      runs: tuple[str, str] | None, fmt: str = "table") -> None:
+                      runs: tuple[str, str] | None, allow_incomplete: bool = False,
+                      fmt: str = "table") -> None:
     """Run PLAN (default: the embedded default plan) twice and report this machine's
     run-to-run noise per task, the smallest difference each task can then tell, and whether
     the two runs' reports agree."""
@@ -48,10 +51,18 @@ def selfcheck_command(plan: str | None, pin: str | None, save: bool,
         runs = [run_with_progress(chosen, _pin(pin), None, False) for _ in range(2)]
     db = home() / "results.duckdb"
     with Results(read_only=True) as results:
-        comparison = compare_runs(results, *runs)
-    reports = [run_tasks(load_run(db, run_id)) for run_id in runs]
+        comparison = compare_runs(results, *runs, allow_incomplete=allow_incomplete)
+        problem = noise.pair_problem(results.run(runs[0]), results.run(runs[1]),
+                                     len(comparison.comparable))
+    if problem:
+        raise click.UsageError(f"selfcheck cannot measure noise from {problem}")
+    reports = [run_tasks(load_run(db, run_id, allow_incomplete)) for run_id in runs]
     agreed = agreement(*reports, comparison)
-    sigma = {task: round(value, 5) for task, value in task_noise(comparison).items()}
+    measured = {task: round(value, 5) for task, value in task_noise(comparison).items()}
+    figures = agreement_figures(agreed)
+    profile = noise.Profile(measured, f"serbench selfcheck: runs {runs[0]} and {runs[1]}",
+                            {"agreement": figures})
+    sigma = profile.sigma  # what later runs rank with: no figure below noise.MIN_SIGMA
     smallest = smallest_differences(comparison, sigma)
     rows = [{"task": task, "noise": sigma[task], "cells": smallest[task]["cells"],
              "noise_by_language": {key.split("/")[1]: value for key, value in sigma.items()
@@ -59,13 +70,12 @@ def selfcheck_command(plan: str | None, pin: str | None, save: bool,
              "smallest_ranked_difference": round(smallest[task]["ranking"], 4),
              "smallest_compared_difference": round(smallest[task]["compare"], 4)}
             for task in smallest]
-    figures = agreement_figures(agreed)
-    saved = None
-    if save and sigma:
-        profile = noise.Profile(sigma, f"serbench selfcheck: runs {runs[0]} and {runs[1]}",
-                                {"agreement": figures})
-        saved = str(noise.save(profile))
+    saved = str(noise.save(profile)) if save and sigma else None
     notes = [shift_line(comparison.shift), *agreement_lines(agreed)]
+    raised = sorted(key for key, value in measured.items() if value < noise.MIN_SIGMA)
+    if raised:
+        notes.append(f"below {noise.MIN_SIGMA:.1%}, the least a profile claims, and raised to "
+                     f"it: {', '.join(raised)} (the two runs could not see their noise)")
     if saved:
         notes.append(f"this host's noise profile saved to {saved}: later runs rank with it")
     emit(fmt, Listing(COLUMNS, rows), lambda: _table(rows, notes),

@@ -3,13 +3,17 @@ tables for people (the default) or, with `--format json|csv|md`, for scripts, un
 snake_case column names in every format. Progress and diagnostics go to standard error.
 
 In CSV and Markdown a list is joined by `;` and a mapping is `key=value` joined by `;`; JSON
-keeps both as they are. Times are ISO 8601 (UTC), sizes in bytes, durations in ns.
+keeps both as they are. Times are ISO 8601 (UTC), sizes in bytes, durations in ns. JSON is
+strict (RFC 8259, which has no Infinity or NaN): a number that is not finite is written
+`null`, which for a bound means it is open (`band_high` of a cell whose band has no upper
+limit) and elsewhere that there is no figure. Nothing to list is `[]` (or a table of no rows).
 """
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +21,8 @@ from datetime import datetime
 
 import click
 from rich.console import Console
+
+from .ids import IdError, checked
 
 FORMATS = ("table", "json", "csv", "md")
 
@@ -43,6 +49,14 @@ def format_option(command: Callable) -> Callable:
                              "column names")(command)
 
 
+def run_id_option(ctx, param, value: str | None) -> str | None:
+    """A run id on the command line, checked where it enters (ids.py)."""
+    try:
+        return value if value is None else checked("run id", value)
+    except IdError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
 @dataclass(frozen=True)
 class Listing:
     """Rows of named columns: a command's result as scripts read it."""
@@ -58,8 +72,7 @@ def emit(fmt: str, listing: Listing, human: Callable[[], None], document=None,
     if fmt == "table":
         human()
     elif fmt == "json":
-        click.echo(json.dumps(listing.rows if document is None else document, indent=2,
-                              default=_json_value))
+        click.echo(strict_json(listing.rows if document is None else document))
     elif fmt == "csv":
         click.echo(to_csv(listing), nl=False)
         for note in notes:
@@ -97,6 +110,21 @@ def cell_text(value) -> str:
     if isinstance(value, (list, tuple)):
         return ";".join(cell_text(v) for v in value)
     return str(value)
+
+
+def strict_json(value) -> str:
+    """`value` as strict JSON: non-finite numbers as null, times as ISO 8601."""
+    return json.dumps(_finite(value), indent=2, default=_json_value, allow_nan=False)
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _json_value(value):

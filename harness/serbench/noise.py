@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .paths import home
+from . import stats
 from .stats import between_run_sigma
 
 # Measured on the 2-core development VM (serbench selfcheck of two back-to-back runs of the
@@ -38,13 +39,25 @@ DEFAULT_SIGMA: dict[str, float] = {
 DEFAULT_SOURCE = "the development VM's, not this host's (run `serbench selfcheck`)"
 # A task without its own figure: the largest of the others (the cautious side).
 FALLBACK_SIGMA = 0.05
+# The least noise a profile may claim: 0.5 %, under the smallest task figure measured on the
+# development VM (micro, 0.6 %). An estimate below it (0 where the cells' own rounds explain
+# all of two runs' spread) says that two runs could not see the noise, not that there is
+# none; ranking with it would call apart cells that the next run may reverse.
+MIN_SIGMA = 0.005
 
 
 @dataclass(frozen=True)
 class Profile:
+    """Per task (and `task/language`), one run's noise on a log scale: each figure at least
+    MIN_SIGMA (raised to it when made), so that no profile, measured, stored or imported
+    with a run, ever claims a zero."""
+
     sigma: dict[str, float]
     source: str  # who measured it, where and when, in a phrase the report can show
     detail: dict = field(default_factory=dict)  # the self-check's figures, kept as measured
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", floored(self.sigma))
 
     def of(self, task: str, language: str | None = None) -> float:
         """A cell's noise: its task's in its language when measured (`task/language`), else
@@ -71,15 +84,46 @@ class Profile:
                 f"({self.source})")
 
 
+def floored(sigma: dict) -> dict[str, float]:
+    """The figures that are finite numbers, each at least MIN_SIGMA (a stored profile is a
+    file from anywhere: anything else is left out, and its task falls back)."""
+    return {str(key): max(float(value), MIN_SIGMA) for key, value in sigma.items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value) and value >= 0}
+
+
+def pair_problem(run_a: dict, run_b: dict, shared_cells: int) -> str | None:
+    """Why two runs (rows of the runs table) cannot measure this machine's run-to-run noise,
+    or None: their differences must be the machine's alone (one plan, one build, one host)
+    and over enough cells that are ok in both."""
+    if run_a["run_id"] == run_b["run_id"]:
+        return (f"run {run_a['run_id']} twice: a run compared with itself shows no noise; give "
+                "two runs of one plan (`serbench runs` lists them)")
+    if run_a["plan_toml"] != run_b["plan_toml"]:
+        return (f"runs of different plans ({run_a['plan_name']} and {run_b['plan_name']}, or "
+                "the same name with other settings): their differences are the plans'; give "
+                "two runs of one plan")
+    if (run_a["git_commit"], run_a["drivers"]) != (run_b["git_commit"], run_b["drivers"]):
+        return ("runs of different builds (another commit or other drivers): their "
+                "differences are the code's; give two runs of one build")
+    if run_a["host"] != run_b["host"]:
+        return ("runs on different hosts: their differences are the machines'; give two runs "
+                "made on this one")
+    if shared_cells < stats.MIN_TASK_CELLS:
+        return (f"{shared_cells} cells are ok in both runs; noise needs at least "
+                f"{stats.MIN_TASK_CELLS}: give runs of a larger plan")
+    return None
+
+
 DEFAULT = Profile(DEFAULT_SIGMA, DEFAULT_SOURCE)
 
 
 def from_json(value: dict | None) -> Profile:
     """A run's recorded profile; DEFAULT for a run that recorded none."""
-    if not value or not isinstance(value.get("sigma"), dict):
+    if not isinstance(value, dict) or not isinstance(value.get("sigma"), dict):
         return DEFAULT
-    return Profile({k: float(v) for k, v in value["sigma"].items()}, str(value.get("source")),
-                   value.get("detail") or {})
+    profile = Profile(value["sigma"], str(value.get("source")), value.get("detail") or {})
+    return profile if profile.sigma else DEFAULT
 
 
 def profile_path() -> Path:
@@ -92,7 +136,8 @@ def measured_here() -> Profile:
         profiles = json.loads(profile_path().read_text())
     except (OSError, ValueError):
         return DEFAULT
-    return from_json(profiles.get(socket.gethostname()))
+    return from_json(profiles.get(socket.gethostname())) if isinstance(profiles, dict) \
+        else DEFAULT
 
 
 def save(profile: Profile) -> Path:
@@ -101,6 +146,8 @@ def save(profile: Profile) -> Path:
     try:
         profiles = json.loads(path.read_text())
     except (OSError, ValueError):
+        profiles = {}
+    if not isinstance(profiles, dict):
         profiles = {}
     profiles[socket.gethostname()] = profile.as_json()
     path.parent.mkdir(parents=True, exist_ok=True)

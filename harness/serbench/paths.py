@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .ids import checked, under
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -18,6 +20,18 @@ def data_root() -> Path:
 
 def cache_dir() -> Path:
     return home() / "cache"
+
+
+def run_files(run_id: str) -> Path:
+    """A run's files (the drivers' paged files, its process records): refused (IdError) for
+    an id that would lead out of runs/, since a reaper removes it (runs/ itself may be a link
+    the user made to a larger disk)."""
+    return under(home() / "runs", checked("run id", run_id))
+
+
+def report_files(run_id: str) -> Path:
+    """Where a run's report is written unless the user names a directory."""
+    return under(home() / "reports", checked("run id", run_id))
 
 
 def file_key(path: Path) -> tuple:

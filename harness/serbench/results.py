@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -39,13 +38,13 @@ from pathlib import Path
 
 import duckdb
 
-from .paths import home
 from .cell import Cell
+from .ids import IdError, checked
+from .paths import home, run_files
 
 SCHEMA_VERSION = "3"
 RUN_STATUSES = ("running", "complete", "failed", "interrupted")
 CELL_STATUSES = ("ok", "invalid", "failed", "unsupported")
-RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SAMPLE_KEYS = ("rep", "warmup", "total_ns", "cpu_ns", "io_ns")
 ROWS_PER_INSERT = 1000
 FLUSH_AFTER_CELLS = 200
@@ -249,8 +248,7 @@ class Results:
 
     def begin_run(self, run_id: str, plan_name: str, plan_toml: str, seed: int,
                   provenance: dict, params: dict, machine: dict | None = None) -> None:
-        if not RUN_ID.match(run_id):
-            raise ResultsError(f"bad run id {run_id!r}: letters, digits, _ . - only")
+        run_id = checked("run id", run_id)
         if self.run(run_id) is not None:
             raise ResultsError(f"run {run_id} already exists in {self.path}")
         git = provenance.get("git", {})
@@ -363,7 +361,11 @@ class Results:
             if process_alive(params.get("harness")):
                 continue
             self.finish_run(run_id, "interrupted", at=killed_at(params))
-            run_dir = home() / "runs" / run_id
+            try:
+                run_dir = run_files(run_id)
+            except IdError:  # an id no serbench gives (an older import): no files
+                reaped.append(run_id)
+                continue
             kill_recorded(run_dir)  # drivers still busy with the dead harness's last request
             if not params.get("keep_files"):
                 shutil.rmtree(run_dir, ignore_errors=True)

@@ -40,14 +40,15 @@ from . import noise, steady
 from .answers import (BadAnswer, cached_after_eviction, checked_jit_warmup, checked_samples,
                       checked_task_fields, checksum_of, failed, from_response, warm_up)
 from .cell import RAW, Cell, batches
-from .datasets.manifest import Manifest, data_path, load_manifest, manifest_path
+from .datasets.manifest import (Manifest, data_path, load_manifest, manifest_path,
+                                measurable)
 from .driver import DriverFailure, DriverProcess, find_drivers, new_run_stamp
 from .expectations import (RunError, Sample, dataset_hashes, hashes_path, mismatch,
                            verify_sample)
 from .network.dask_placement import Cluster, Worker, driver_on_worker
 from .network.measure import Networks
 from .paged import extents, file_digest, raw_checksum
-from .paths import data_root, home
+from .paths import data_root, run_files
 from .plan import Plan, expand, parse_plan, summary
 from .provenance import collect, git_state, machine_state
 from .results import CellResult, Results, new_run_id, record_process
@@ -110,7 +111,7 @@ class Runner:
     run_dir: Path | None = None  # its files: home()/runs/<run id>, or a unit's own on a worker
 
     def __post_init__(self):
-        self.run_dir = self.run_dir or home() / "runs" / self.run_id
+        self.run_dir = self.run_dir or run_files(self.run_id)
 
     def execute(self) -> None:
         try:
@@ -554,7 +555,7 @@ def prepare(plan: Plan, root: Path | None = None,
     here, before a run row exists."""
     drivers = find_drivers()
     infos = driver_infos(drivers)
-    cells = expand(plan, infos, lambda d, m: load_manifest(d, m).count, root or data_root(),
+    cells = expand(plan, infos, lambda d, m: measurable(d, m).count, root or data_root(),
                    strict)
     return drivers, infos, cells
 

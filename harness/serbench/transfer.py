@@ -23,7 +23,9 @@ import duckdb
 
 from .compare import IDENTITY
 from .provenance import host_name
-from .results import RUN_ID, SCHEMA_VERSION, Results, ResultsError
+from .ids import id_problem, shown
+from .results import (CELL_STATUSES, RUN_STATUSES, SCHEMA_VERSION, Results,
+                      ResultsError)
 
 # 1: one table, every run's provenance repeated in each sample's row; 2: samples with every
 # column of their cell, and runs
@@ -115,7 +117,8 @@ def import_runs(results: Results, path: Path) -> list[Imported]:
     """Every run of a Parquet export (`path`, the samples table, and its cells and runs
     tables beside it) into this database, each in one transaction: a run that is already here
     (same id, start and host) is left as it is; another run with the same id is stored under
-    `<id>.<k>`, the smallest free k."""
+    `<id>.<k>`, the smallest free k. The files come from anywhere: the whole export is checked
+    before anything is written (`_problems`), and refused naming each problem."""
     con = results.con
     export_id = _check_export(con, path, "samples")
     for table in TABLES[1:]:
@@ -126,18 +129,160 @@ def import_runs(results: Results, path: Path) -> list[Imported]:
             raise ResultsError(f"{other}: the {table} table of another export than "
                                f"{path.name}; the three files of one `serbench export` "
                                "belong together")
-    for table in TABLES:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE incoming_{table} AS "
-                    "SELECT * FROM read_parquet(?)", [str(companion(path, table))])
     try:
+        for table in TABLES:
+            _load(con, companion(path, table), table)
+        problems = _problems(con, path)
+        if problems:
+            shown = problems[:MAX_PROBLEMS]
+            more = len(problems) - len(shown)
+            raise ResultsError(
+                f"{path}: not imported, the export is not as `serbench export` writes it:\n"
+                + "\n".join(f"  {problem}" for problem in shown)
+                + (f"\n  and {more} more" if more else ""))
         _check_triple(con, path)
-        return [_import_run(results, run_id, started_at, host)
+        return [_import_run(results, path, run_id, started_at, host)
                 for run_id, started_at, host in con.execute(
                     "SELECT run_id, started_at, host FROM incoming_runs ORDER BY started_at"
                 ).fetchall()]
     finally:
         for table in TABLES:
             con.execute(f"DROP TABLE IF EXISTS incoming_{table}")
+
+
+# how many problems an import refusal lists (each table's checks stop at a few rows each)
+MAX_PROBLEMS = 20
+ROWS_SHOWN = 3
+# the primary key of each table as stored (results.py), in the export's column names
+KEYS = {"runs": ("run_id",), "cells": ("run_id", "cell_id"),
+        "samples": ("run_id", "cell_id", "warmup", "rep")}
+
+
+def _load(con, path: Path, table: str) -> None:
+    """The file into a temporary table, each row with its number in the file."""
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE incoming_{table} AS "
+                    "SELECT * FROM read_parquet(?, file_row_number = true)", [str(path)])
+    except duckdb.Error as exc:
+        raise ResultsError(f"{path}: the {table} table cannot be read, the file is damaged "
+                           f"({str(exc).splitlines()[0]}); not imported: export it "
+                           "again") from None
+
+
+def _expected_columns(con, table: str) -> dict[str, tuple[str, bool]]:
+    """An export table's columns as this database stores them: name -> (type, nullable)."""
+    stored = {}
+    for name, kind, nullable in con.execute(
+            "SELECT table_name || '.' || column_name, data_type, is_nullable = 'YES' FROM "
+            "information_schema.columns WHERE table_catalog = current_database() AND "
+            "table_schema = 'main' AND table_name IN ('runs', 'cells', 'samples')").fetchall():
+        stored[name] = (kind, nullable)
+    if table == "samples":
+        source = {c: "samples" if c in SAMPLE_COLUMNS else "cells" for c in SAMPLE_EXPORT_COLUMNS}
+        return {c: stored[f"{source[c]}.{c}"] for c in SAMPLE_EXPORT_COLUMNS}
+    columns = RUN_COLUMNS if table == "runs" else CELL_COLUMNS
+    return {c: stored[f"{table}.{c}"] for c in columns}
+
+
+def _problems(con, path: Path) -> list[str]:
+    """Everything that stops the export from being stored as it is, one line per problem
+    naming the file, the row and what is wrong; the columns first (the rest reads them)."""
+    problems = []
+    for table in TABLES:
+        problems += _column_problems(con, companion(path, table), table)
+    if problems:
+        return problems
+    for table in TABLES:
+        problems += _row_problems(con, companion(path, table), table)
+    if not problems and not con.execute("SELECT count(*) FROM incoming_runs").fetchone()[0]:
+        problems.append(f"{companion(path, 'runs').name}: no runs: nothing to import")
+    return problems
+
+
+def _column_problems(con, file: Path, table: str) -> list[str]:
+    found = dict(con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = "
+        "'temp' AND table_name = ? AND column_name != 'file_row_number'",
+        [f"incoming_{table}"]).fetchall())
+    problems = []
+    for column, (kind, _) in _expected_columns(con, table).items():
+        if column not in found:
+            problems.append(f"{file.name}: no column {column} ({kind})")
+        elif found[column] != kind:
+            problems.append(f"{file.name}: column {column} is {found[column]}, an export's "
+                            f"is {kind}")
+    expected = _expected_columns(con, table)
+    problems += [f"{file.name}: column {column}, which no export has" for column in found
+                 if column not in expected]
+    return problems
+
+
+def _row_problems(con, file: Path, table: str) -> list[str]:
+    """Each rule as a query for the numbers of the rows that break it."""
+    columns = _expected_columns(con, table)
+    rules = [(f"{column} IS NULL", f"{column} is empty (NULL)")
+             for column, (_, nullable) in columns.items() if not nullable]
+    rules += [(f"{column} IS NOT NULL AND NOT json_valid({column}::VARCHAR)",
+               f"{column} is not JSON") for column, (kind, _) in columns.items()
+              if kind == "JSON"]
+    rules += {
+        "runs": [(f"status NOT IN {_sql_list(RUN_STATUSES[1:])}",
+                  f"status is not one of {', '.join(RUN_STATUSES[1:])} (a run is exported "
+                  "once it has ended)"),
+                 ("finished_at < started_at", "finished before it started")],
+        "cells": [(f"status NOT IN {_sql_list(CELL_STATUSES)}",
+                   f"status is not one of {', '.join(CELL_STATUSES)}"),
+                  ("n < 0 OR threads < 1 OR page_size < 1 OR expected_count < 0 "
+                   "OR got_count < 0", "a negative count, or no thread or page size")],
+        "samples": [("rep < 0 OR total_ns < 0 OR cpu_ns < 0 OR io_ns < 0",
+                     "a negative repetition or time"),
+                    ("EXISTS (SELECT 1 FROM incoming_cells c WHERE c.run_id = "
+                     "incoming_samples.run_id AND c.cell_id = incoming_samples.cell_id AND "
+                     "c.status != 'ok')", "a sample of a cell that is not ok (only ok cells "
+                                          "keep samples)")],
+    }[table]
+    key = ", ".join(KEYS[table])
+    named = key if len(KEYS[table]) == 1 else f"({key})"
+    rules.append((f"count(*) OVER (PARTITION BY {key}) > 1", f"{named} is not unique: the "
+                                                             "same row twice"))
+    problems = []
+    for condition, what in rules:
+        rows = [r for (r,) in con.execute(
+            f"SELECT file_row_number + 1 FROM (SELECT *, {condition} AS broken FROM "
+            f"incoming_{table}) WHERE broken ORDER BY 1 LIMIT {ROWS_SHOWN + 1}").fetchall()]
+        if rows:
+            problems.append(f"{file.name}: {_rows(rows)}: {what}")
+    return problems + _id_problems(con, file, table)
+
+
+def _id_problems(con, file: Path, table: str) -> list[str]:
+    """Ids that would name a directory (a run's files, its report) or a host: the rule every
+    id serbench takes follows (ids.py)."""
+    checks = [("run_id", "run id")]
+    if table == "runs":  # where the host is JSON (else its own problem is named)
+        checks.append(("CASE WHEN json_valid(host::VARCHAR) THEN host->>'hostname' END",
+                       "host name"))
+    if table == "cells":
+        checks.append(("dataset", "dataset name"))
+    problems = []
+    for expression, kind in checks:
+        for value, row in con.execute(
+                f"SELECT {expression} AS v, min(file_row_number) + 1 FROM incoming_{table} "
+                "WHERE v IS NOT NULL GROUP BY v ORDER BY 2").fetchall():
+            problem = id_problem(kind, value)
+            if problem:
+                problems.append(f"{file.name}: row {row}: {kind} {shown(value)}: {problem}")
+    return problems
+
+
+def _rows(numbers: list[int]) -> str:
+    listed = ", ".join(map(str, numbers[:ROWS_SHOWN]))
+    more = " and more" if len(numbers) > ROWS_SHOWN else ""
+    return f"row{'s' * (len(numbers) > 1)} {listed}{more}"
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{value}'" for value in values) + ")"
 
 
 def _check_export(con, path: Path, table: str, missing: str = "") -> str:
@@ -196,7 +341,7 @@ def _check_triple(con, path: Path) -> None:
                                "not one export; not imported")
 
 
-def _import_run(results: Results, run_id: str, started_at, host: str) -> Imported:
+def _import_run(results: Results, path: Path, run_id: str, started_at, host: str) -> Imported:
     con = results.con
     # the same run (its id or a renamed copy of it, the same start on the same host)
     same = con.execute("SELECT run_id FROM runs WHERE (run_id = ? OR starts_with(run_id, ?)) "
@@ -213,6 +358,10 @@ def _import_run(results: Results, run_id: str, started_at, host: str) -> Importe
                         f"{', '.join(columns[1:])} FROM incoming_{table} WHERE run_id = ?",
                         [stored, run_id])
         con.execute("COMMIT")
+    except duckdb.Error as exc:  # what the checks did not foresee: refused all the same
+        con.execute("ROLLBACK")
+        raise ResultsError(f"{path}: run {run_id} not imported: the database refused it "
+                           f"({str(exc).splitlines()[0]})") from None
     except BaseException:
         con.execute("ROLLBACK")
         raise
@@ -223,6 +372,6 @@ def _import_run(results: Results, run_id: str, started_at, host: str) -> Importe
 def _free_id(results: Results, run_id: str) -> str:
     for k in range(2, 10_000):
         candidate = f"{run_id[:60]}.{k}"
-        if RUN_ID.match(candidate) and results.run(candidate) is None:
+        if id_problem("run id", candidate) is None and results.run(candidate) is None:
             return candidate
     raise ResultsError(f"no free run id for {run_id}")

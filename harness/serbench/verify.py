@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from .checksum import hex64, set_checksum
-from .datasets.manifest import DatasetError, Manifest, data_path, load_manifest
+from .datasets.manifest import DatasetError, Manifest, data_path, measurable
 from .driver import DriverFailure, DriverProcess, new_run_stamp
 from .network.proof import Pair, Source, prove_fetches, prove_trees, trees_impossible
 from .paged import PagedError, raw_checksum
@@ -130,7 +130,7 @@ def _manifests(data_dir: Path, models: tuple[str, ...]) -> dict[str, Manifest]:
     for path in sorted(data_dir.glob("*.manifest.json")):
         model = path.name.removesuffix(".manifest.json")
         if not models or model in models:
-            found[model] = load_manifest(data_dir, model)
+            found[model] = measurable(data_dir, model)
             _check_matches(data_dir, found[model])
     if not found:
         raise DatasetError(f"{data_dir}: no datasets; run `serbench data default`")

@@ -15,14 +15,16 @@ from .manifest import (Manifest, checksum_file, data_path, discard_tmp, publish,
 Progress = Callable[[str], None]
 
 # Synthetic families made by serbench-datagen: parameter name -> (type, validity check, rule).
+# At least one object: an empty dataset has nothing to verify or measure (manifest.measurable).
+OBJECTS = (int, lambda v: v >= 1, "n >= 1")
 NATIVE_PARAMS = {
-    "tweet": {"n": (int, lambda v: v >= 0, "n >= 0")},
-    "sparse": {"n": (int, lambda v: v >= 0, "n >= 0"),
+    "tweet": {"n": OBJECTS},
+    "sparse": {"n": OBJECTS,
                "dimension": (int, lambda v: v >= 1, "dimension >= 1"),
                "density": (float, lambda v: 0 < v <= 1, "density in (0, 1]")},
-    "trade": {"n": (int, lambda v: v >= 1, "n >= 1")},
-    "org": {"n": (int, lambda v: v >= 0, "n >= 0")},
-    "arrays": {"k": (int, lambda v: v >= 0, "k >= 0"), "n": (int, lambda v: v >= 0, "n >= 0")},
+    "trade": {"n": OBJECTS},
+    "org": {"n": OBJECTS},
+    "arrays": {"k": (int, lambda v: v >= 0, "k >= 0"), "n": OBJECTS},
 }
 
 

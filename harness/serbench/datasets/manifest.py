@@ -126,6 +126,16 @@ def load_manifest(directory: Path, model: str) -> Manifest:
     return manifest
 
 
+def measurable(directory: Path, model: str) -> Manifest:
+    """The manifest of a dataset that has objects to measure: an empty one is refused by
+    name (its write cells would time an empty file, and every read has nothing to read)."""
+    manifest = load_manifest(directory, model)
+    if manifest.count == 0:
+        raise DatasetError(f"{data_path(directory, model)}: holds no {model} objects; nothing "
+                           "to verify or measure: make it again with at least one object")
+    return manifest
+
+
 def list_datasets(root: Path) -> list[tuple[Path, Manifest]]:
     found = []
     for path in sorted(root.glob("*/*.manifest.json")):

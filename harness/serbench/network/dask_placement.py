@@ -57,6 +57,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ids import IdError, id_problem, shown, under
 from ..paths import REPO
 from .namespaces import receive_rate
 from .placement import NodeProcess, Placement, PlacementError, start_listening
@@ -248,6 +249,19 @@ def worker_put(path: str, offset: int, data: bytes) -> str | None:
 
 def worker_mkdir(path: str) -> None:
     Path(path).mkdir(parents=True, exist_ok=True)
+
+
+def facts_problem(facts) -> str | None:
+    """What makes a worker's answer to the check (`worker_facts`) unusable, or None: the
+    answer of a worker that is not serbench's, or a host name that is no host name (it is
+    printed, and recorded with every cell the host runs)."""
+    if not isinstance(facts, dict) or not all(
+            isinstance(facts.get(key), dict) for key in ("git", "infos", "host")):
+        return "answers serbench's check with something else than its facts"
+    hostname = facts["host"].get("hostname")
+    problem = hostname is not None and (id_problem("host name", hostname)
+                                        if isinstance(hostname, str) else "not text")
+    return f"reports the host name {shown(hostname)}: {problem}" if problem else None
 
 
 def worker_list(directory: str) -> dict[str, int]:
@@ -447,6 +461,11 @@ class Cluster:
                 problems.append(f"worker {worker.name} ({worker.address}) cannot run serbench's "
                                 f"check: {type(worker.facts).__name__}: {worker.facts} (was it "
                                 f"started with the .venv/bin/dask of a serbench checkout?)")
+                worker.facts = {}
+                continue
+            problem = facts_problem(worker.facts)
+            if problem:
+                problems.append(f"worker {worker.name} ({worker.address}) {problem}")
                 worker.facts = {}
                 continue
             commit = worker.facts["git"].get("commit")
@@ -819,7 +838,7 @@ class DaskPlacement(Placement):
         share it (the outputs the harness reads back), each verified by sha256."""
         for worker in self.private.values():
             for path, size in self.cluster.call(worker, worker_list, str(self.work)).items():
-                local = Path(path)
+                local = self._inside_work(worker, path)
                 if local.is_file() and local.stat().st_size == size and \
                         file_sha256(path) == self.cluster.call(worker, worker_share, [path],
                                                         "")["files"][path]:
@@ -832,6 +851,15 @@ class DaskPlacement(Placement):
                 if file_sha256(path) != theirs:
                     raise ClusterError(f"{worker.label()}: {path} came back different "
                                        f"(sha256 {file_sha256(path)}, there {theirs})")
+
+    def _inside_work(self, worker: Worker, path) -> Path:
+        """A path a worker reports under the work directory, refused if it leads anywhere
+        else (the harness writes what comes back there)."""
+        try:
+            return under(self.work, os.path.relpath(str(path), self.work))
+        except (IdError, ValueError):
+            raise ClusterError(f"{worker.label()}: reported {shown(path)} as a file of the "
+                               f"run's work directory {self.work}; refused") from None
 
     def clean(self) -> None:
         """Removes the work directory's copy on every worker that had one."""

@@ -3,9 +3,8 @@ plan, expand.py makes its cells against the drivers. What the rest of the harnes
 from ..cell import LANGUAGES, RAW, Cell, describe
 from .expand import expand
 from .parse import load_embedded, load_plan, parse_plan
-from .schema import (CLUSTER_ADDRESS, CPU_LIST, EMBEDDED, Group, Params, Plan, PlanError,
-                     dataset_dir, summary)
+from .schema import EMBEDDED, Group, Params, Plan, PlanError, dataset_dir, summary
 
-__all__ = ["CLUSTER_ADDRESS", "CPU_LIST", "EMBEDDED", "LANGUAGES", "RAW", "Cell", "Group",
+__all__ = ["EMBEDDED", "LANGUAGES", "RAW", "Cell", "Group",
            "Params", "Plan", "PlanError", "dataset_dir", "describe", "expand", "load_embedded",
            "load_plan", "parse_plan", "summary"]

@@ -5,14 +5,16 @@ from pathlib import Path
 
 import click
 
-from ..paths import home
+from ..listing import run_id_option
+from ..paths import report_files
 from ..results import db_path
 from .data import ReportError, latest_complete_run
 from .render import render_run
 
 
 @click.command("report")
-@click.option("--run", "run_id", help="run id (default: the latest complete run)")
+@click.option("--run", "run_id", help="run id (default: the latest complete run)",
+              callback=run_id_option)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path),
               help="output directory (default: $SERBENCH_HOME/reports/<run id>)")
 @click.option("--allow-incomplete", is_flag=True,
@@ -28,7 +30,7 @@ def report_command(run_id: str | None, out: Path | None, allow_incomplete: bool,
     tables to paste into a design doc), of one run."""
     try:
         run_id = run_id or latest_complete_run(db_path())
-        html, markdown = render_run(db_path(), run_id, out or home() / "reports" / run_id,
+        html, markdown = render_run(db_path(), run_id, out or report_files(run_id),
                                     allow_incomplete, baseline, across_hosts)
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None

@@ -19,7 +19,7 @@ from ..results import CellResult
 if TYPE_CHECKING:  # types only: the driver and the plan's params are not imported at run time
     from ..driver import DriverProcess
     from ..network.measure import Networks
-    from ..plan.schema import Params
+    from ..params import Params
 
 
 class FileState(Protocol):

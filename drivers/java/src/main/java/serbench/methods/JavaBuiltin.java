@@ -23,7 +23,8 @@ import serbench.wire.DecodeException;
  * serialization), one ObjectOutputStream per object so every stored object stands alone.
  * Reading goes through an ObjectInputFilter allow-list: the model classes, their arrays and
  * the JDK value classes they hold; any other class in a stream is refused before it loads.
- * What is read must be a tree (TreeCheck): a stream may share a child between two fields.
+ * What is read must be a tree (TreeCheck): a stream may share a child between two fields;
+ * and every required field must hold a value (ModelType.missing).
  */
 public final class JavaBuiltin<T> extends Materialized<T> {
     public static final MethodSpec SPEC = new MethodSpec("java_builtin",
@@ -138,6 +139,14 @@ public final class JavaBuiltin<T> extends Materialized<T> {
     public T decode(ByteBuffer page, int off, int len) throws Exception {
         Object v = read(in.on(page, off, len), new Filter(ALLOWED, len));
         tree.check(v, len);
-        return Materialized.checked(model, v, in);
+        T value = Materialized.checked(model, v, in);
+        // a stream may hold null for any field: a required one is refused by name, as the xml
+        // reader refuses an absent element (a walk of null checks, small beside the read)
+        String absent = model.missing(value);
+        if (absent != null) {
+            throw new DecodeException(-1, "required field " + absent + " is missing (the "
+                + "stream holds null for it)");
+        }
+        return value;
     }
 }

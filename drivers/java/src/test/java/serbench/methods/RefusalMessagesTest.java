@@ -78,6 +78,20 @@ class RefusalMessagesTest {
     }
 
     @Test
+    void javaBuiltinNamesTheRequiredFieldItsStreamHoldsNullFor() throws Exception {
+        @SuppressWarnings("unchecked")
+        ModelType<serbench.model.Tweet> tweet =
+            (ModelType<serbench.model.Tweet>) ModelType.byId("tweet");
+        serbench.model.Tweet value = Json.load(Vectors.jsonl("tweet"), tweet).get(0);
+        value.user.screenName = null;
+        Bytes out = new Bytes(1024);
+        Registry.method("java_builtin").codec(tweet).encode(value, out);
+        refused(scanOf("tweet", "java_builtin", Arrays.copyOf(out.array, out.length)),
+            "java_builtin", "required field user.screen_name is missing (the stream holds "
+                + "null for it)");
+    }
+
+    @Test
     void msgpackSaysAValueIsCutShort() throws Exception {
         byte[] part = encoded("msgpack", "part");
         byte[] cut = Arrays.copyOf(part, part.length - 5);  // inside the comment's text
