@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from fake_driver import install  # noqa: E402  (tests/ is not a package)
-from serbench.driver import DriverProcess, find_drivers  # noqa: E402
+from serbench.drivers.process import DriverProcess, find_drivers  # noqa: E402
 
 
 def median_round_trip_us(language: str, path: Path, requests: int) -> float:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from serbench.driver import BUILD_PATHS, LANGUAGES
+from serbench.drivers.process import BUILD_PATHS, LANGUAGES
 
 
 def require(condition: bool, reason: str) -> None:

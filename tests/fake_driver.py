@@ -44,9 +44,9 @@ from array import array
 from contextlib import contextmanager
 from pathlib import Path
 
-from serbench.checksum import MASK, SEED, hex64, object_hash, sequence_checksum, step
+from serbench.models.checksum import MASK, SEED, hex64, object_hash, sequence_checksum, step
 from serbench.models import MODELS
-from serbench.order import sorted_distinct
+from serbench.models.order import sorted_distinct
 
 LANGUAGE = os.environ.get("FAKE_DRIVER_LANGUAGE", "rust")
 MODE = os.environ.get("FAKE_DRIVER_MODE", "normal")

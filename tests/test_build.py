@@ -8,8 +8,10 @@ import stat
 import pytest
 from click.testing import CliRunner
 
-from serbench import build as build_module
-from serbench import cli_run
+from serbench.drivers import build as build_module
+from serbench.cli import data as cli_data
+from serbench.cli import drivers as cli_drivers
+from serbench.cli import run as cli_run
 
 from conftest import require
 
@@ -154,20 +156,19 @@ def test_the_cli_and_the_demo_choose_the_drivers_only_build(monkeypatch):
     calls = []
     monkeypatch.setattr(build_module, "build",
                         lambda languages, say, drivers_only=False: calls.append(drivers_only) or [])
-    assert CliRunner().invoke(cli_run.build_command, ["--drivers-only"]).exit_code == 0
-    assert CliRunner().invoke(cli_run.build_command, []).exit_code == 0
+    assert CliRunner().invoke(cli_drivers.build_command, ["--drivers-only"]).exit_code == 0
+    assert CliRunner().invoke(cli_drivers.build_command, []).exit_code == 0
     assert calls == [True, False]
-    assert "--drivers-only" in CliRunner().invoke(cli_run.build_command, ["--help"]).output
+    assert "--drivers-only" in CliRunner().invoke(cli_drivers.build_command, ["--help"]).output
 
 
 def test_the_demo_builds_only_drivers_out_of_date_and_only_the_drivers(monkeypatch):
-    import serbench.cli_data
     calls = []
     monkeypatch.setattr(build_module, "build", lambda languages, say, drivers_only=False:
                         calls.append((tuple(languages), drivers_only)) or [])
-    monkeypatch.setattr(serbench.cli_data, "data_default", lambda: None)
-    monkeypatch.setattr(cli_run, "run", lambda **options: "run-1")
-    monkeypatch.setattr(cli_run, "_report", lambda run_id: None)
+    monkeypatch.setattr(cli_data, "data_default", lambda: None)
+    monkeypatch.setattr(cli_run, "run_command", lambda **options: "run-1")
+    monkeypatch.setattr(cli_run, "write_report", lambda run_id: None)
     out_of_date = {"cpp"}
     monkeypatch.setattr(build_module, "needs_build", lambda language: language in out_of_date)
     result = CliRunner().invoke(cli_run.demo_command, [], catch_exceptions=False)
@@ -203,7 +204,7 @@ def test_java_is_stale_after_a_change_of_the_model_it_generates_its_classes_from
     artifact.parent.mkdir(parents=True)
     artifact.write_text("jar")
     (tmp_path / "schemas").mkdir()
-    model = tmp_path / "harness" / "serbench" / "models.py"
+    model = tmp_path / "harness" / "serbench" / "models" / "__init__.py"
     model.parent.mkdir(parents=True)
     model.write_text("STRUCTS = {}")
     os.utime(model, (1_000, 1_000))

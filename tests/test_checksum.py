@@ -4,9 +4,9 @@ import struct
 
 import pytest
 
-from serbench import golden
-from serbench.checksum import (MASK, SEED, DataError, hex64, object_hash, sequence_checksum,
-                               set_checksum, step, str_words)
+from serbench.models import golden
+from serbench.models.checksum import (MASK, SEED, DataError, hex64, object_hash, sequence_checksum,
+                                      set_checksum, step, str_words)
 from serbench.models import MODELS
 from serbench.paths import REPO
 

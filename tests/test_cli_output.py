@@ -11,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from serbench.cli import cli
-from serbench.cli_data import DATASET_COLUMNS
-from serbench.cli_run import CAPABILITY_COLUMNS, COMPARE_COLUMNS, RUN_COLUMNS
-from serbench.listing import strict_json
+from serbench.cli.data import DATASET_COLUMNS
+from serbench.cli.drivers import CAPABILITY_COLUMNS
+from serbench.cli.results import COMPARE_COLUMNS, RUN_COLUMNS
+from serbench.cli.output import strict_json
 from test_runner import PLAN, make_home, use
 
 
@@ -123,7 +124,7 @@ def test_a_progress_line_in_a_log_is_one_line_however_long(monkeypatch):
 
     from rich.console import Console
 
-    from serbench import cli_run
+    from serbench.cli import run as cli_run
     from serbench.cell import Cell
     log = io.StringIO()
     monkeypatch.setattr(cli_run, "console", Console(file=log, width=40))

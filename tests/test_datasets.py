@@ -9,13 +9,13 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from serbench.checksum import hex64, object_hash, set_checksum
+from serbench.models.checksum import hex64, object_hash, set_checksum
 from serbench.cli import cli
 from serbench.datasets import build
 from serbench.datasets.manifest import (DatasetError, data_path, load_manifest, manifest_path,
                                         tmp_path)
 from serbench.models import TWEET_KIND_SHARES, tweet_kind
-from serbench.native import NativeError
+from serbench.datasets.native import NativeError
 
 
 def reference_checksum(path, model):

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from conftest import built_driver
-from serbench import checksum, driver, paged, runner
-from serbench.driver import LANGUAGES
+from serbench.models import checksum
+from serbench.drivers import process as driver, paged
+from serbench.run import runner
+from serbench.drivers.process import LANGUAGES
 from serbench.results import SCHEMA_VERSION
 from serbench.tasks import TASKS
-from serbench.models import (DATASET_OF_MODEL, MODEL_ROOTS, MODELS, STRUCTS, Opt, parse_type)
+from serbench.models import DATASET_OF_MODEL, MODEL_ROOTS, MODELS, STRUCTS, Opt, parse_type
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS_DOC = REPO / "docs" / "models.md"

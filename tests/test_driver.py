@@ -10,9 +10,9 @@ import pytest
 
 from conftest import require
 from fake_driver import install, make_dataset
-from serbench import driver as driver_module
-from serbench.driver import (STDERR_TAIL_BYTES, DriverFailure, DriverProcess, find_drivers,
-                             new_run_stamp)
+from serbench.drivers import process as driver_module
+from serbench.drivers.process import (STDERR_TAIL_BYTES, DriverFailure, DriverProcess, find_drivers,
+                                      new_run_stamp)
 
 
 @pytest.fixture

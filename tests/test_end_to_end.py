@@ -16,13 +16,13 @@ from click.testing import CliRunner
 
 from conftest import built_driver
 from fake_driver import make_dataset
-from serbench import driver as driver_module
+from serbench.drivers import process as driver_module
 from serbench.cli import cli
 from serbench.datasets.manifest import data_path
-from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
+from serbench.drivers.process import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
 from serbench.plan import RAW, parse_plan
 from serbench.results import Results
-from serbench.runner import Listener, run_plan
+from serbench.run.runner import Listener, run_plan
 
 RUST = BUILD_PATHS["rust"]
 MODELS = ("trade", "part")

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from serbench.results import Results
-from serbench.transfer import import_runs
+from serbench.results.transfer import import_runs
 from test_end_to_end import PLAN, cli_ok, home  # noqa: F401  (the fixture)
 
 # a sample's row: run and cell ids, the cell's identity, the sample's times and extra; measured

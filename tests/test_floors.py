@@ -11,10 +11,10 @@ import pytest
 
 from conftest import built_drivers
 from fake_driver import make_dataset
-from serbench.driver import LANGUAGES, env_var
+from serbench.drivers.process import LANGUAGES, env_var
 from serbench.plan import RAW, parse_plan
 from serbench.results import Results
-from serbench.runner import run_plan
+from serbench.run.runner import run_plan
 
 METHODS = ("handcoded", "json", "msgpack")  # one binary, one text, one library format
 COPIES = 20  # of each golden object: duplicates to drop, and inputs above the sort's budget

@@ -18,10 +18,10 @@ import pytest
 
 from conftest import built_drivers
 from fake_driver import make_dataset, write_dataset
-from serbench.driver import LANGUAGES
-from serbench.paged import extents
-from serbench.runner import driver_infos
-from serbench.verify import FAILED, OK, verify
+from serbench.drivers.process import LANGUAGES
+from serbench.drivers.paged import extents
+from serbench.run.runner import driver_infos
+from serbench.run.verify import FAILED, OK, verify
 
 MODELS = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "arrays")
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from serbench.sizes import is_generated
+from serbench.tasks.sizes import is_generated
 
 REPO = Path(__file__).resolve().parents[1]
 CODEGEN = REPO / "drivers" / "java" / "codegen"

@@ -12,9 +12,9 @@ import pytest
 
 from conftest import built_driver
 from fake_driver import make_dataset
-from serbench import driver as driver_module
-from serbench.driver import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
-from serbench.order import sorted_distinct_checksum
+from serbench.drivers import process as driver_module
+from serbench.drivers.process import BUILD_PATHS, LANGUAGES, DriverProcess, env_var
+from serbench.models.order import sorted_distinct_checksum
 from serbench.results import Results
 
 from test_end_to_end import cli_ok

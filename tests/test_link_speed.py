@@ -1,5 +1,5 @@
 """The link-speed question (issue 41.4): a plan group's `networks` sweeps its network cells
-over link settings, each cell named by its link; plans/link_speed.toml asks the question at
+over link settings, each cell named by its link; plan/embedded/link_speed.toml asks the question at
 the reference study's request sizes; and the report's time-against-link-rate section, on
 hand-made cells, shows each implementation's time per link, its crossover and what binds it
 above, what the links reached, and the fastest on each link with its lead."""
@@ -14,7 +14,7 @@ from serbench.plan import Cell as PlanCell
 from serbench.plan import PlanError, expand, load_embedded, parse_plan
 from serbench.report.blocks import Table
 from serbench.report.data import load_run
-from serbench.report.reference import NETWORK_FIGURES
+from serbench.report.reproduction import NETWORK_FIGURES
 from serbench.report.render import build_sections
 from serbench.results import CellResult, Results
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import built_driver
-from serbench.checksum import hex64, object_hash
-from serbench.driver import LANGUAGES, DriverProcess
+from serbench.models.checksum import hex64, object_hash
+from serbench.drivers.process import LANGUAGES, DriverProcess
 from serbench.models import MAX_NESTING, STRUCTS, nesting
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "tweet.jsonl"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from serbench.checksum import hex64, object_hash, set_checksum
-from serbench.driver import DriverProcess
-from serbench.network import cell as cell_module
-from serbench.network.cell import NetCell, NetFailure, run_cell
+from serbench.models.checksum import hex64, object_hash, set_checksum
+from serbench.drivers.process import DriverProcess
+from serbench.network import exchange as cell_module
+from serbench.network.exchange import NetCell, NetFailure, run_cell
 from serbench.network.aggregate import Aggregate
 from serbench.network.fetch import Fetch, scan_problem
 from serbench.network import namespaces
@@ -545,7 +545,7 @@ def test_a_tree_sort_merge_outputs_every_object_in_total_order(rust, parts, tmp_
 
 def test_the_transfer_floor_is_the_busiest_node_at_the_slowest_measured_link():
     from types import SimpleNamespace
-    from serbench.report.net_views import network_note, transfer_floor_ns
+    from serbench.report.net_cells import network_note, transfer_floor_ns
     shaped = SimpleNamespace(
         counters={"network": "namespaces", "link_rate_bit": 10**9,
                   "measured_bit": {"a": 950_000_000, "b": 900_000_000}},

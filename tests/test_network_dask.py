@@ -30,12 +30,13 @@ from pathlib import Path
 
 import pytest
 
-from serbench.compare import IDENTITY, SET_KEYS
-from serbench.driver import env_var
+from serbench.cell import IDENTITY
+from serbench.compare import SET_KEYS
+from serbench.drivers.process import env_var
 from serbench.network import namespaces
-from serbench.network.cell import NetCell, NetFailure, run_cell
-from serbench.network.dask_placement import (UNIT_MARK, Cluster, ClusterError,
-                                             ClusterSettings, DaskPlacement)
+from serbench.network.exchange import NetCell, NetFailure, run_cell
+from serbench.network.dask_placement import (UNIT_MARK, Cluster, ClusterError, ClusterSettings,
+                                             DaskPlacement)
 from serbench.network.fetch import Fetch
 from serbench.network.namespaces import NamespaceNetwork
 from serbench.results import Results

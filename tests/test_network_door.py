@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from serbench.network import cell as cell_module
-from serbench.network.cell import run_cell
+from serbench.network import exchange as cell_module
+from serbench.network.exchange import run_cell
 from serbench.network.fetch import Fetch
 from serbench.network.placement import TOKEN_ENV, LocalPlacement, start_listening
 from serbench.network.wire import _HEADER, ERROR, HELLO, MAX_FRAME, ControlLink, WireError

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from serbench import driver as driver_module
-from serbench.driver import BUILD_PATHS, LANGUAGES, env_var
-from serbench.network import cell as cell_module
+from serbench.drivers import process as driver_module
+from serbench.drivers.process import BUILD_PATHS, LANGUAGES, env_var
+from serbench.network import exchange as cell_module
 from serbench.plan import PlanError, describe, expand, parse_plan
 from serbench.results import Results
 
@@ -300,8 +300,8 @@ def test_a_pair_that_fails_its_proof_fails_its_cells_untimed_naming_it(mixed_hom
 
 
 def test_verify_proves_every_ordered_pair_of_node_languages(mixed_home):
-    from serbench.runner import driver_infos
-    from serbench.verify import NET_STEPS, verify
+    from serbench.run.runner import driver_infos
+    from serbench.run.verify import NET_STEPS, verify
     paths = driver_module.find_drivers()
     checks = verify(paths, driver_infos(paths), mixed_home / "data" / "default",
                     methods=("json",), models=("part",), network=True)
@@ -371,8 +371,8 @@ def test_the_proofs_ask_only_for_objects_the_dataset_holds(objects, monkeypatch,
 
 def test_verify_on_a_one_object_dataset_sizes_its_fetches_and_skips_trees_saying_why(
         mixed_home):
-    from serbench.runner import driver_infos
-    from serbench.verify import NET_STEPS, verify
+    from serbench.run.runner import driver_infos
+    from serbench.run.verify import NET_STEPS, verify
     one = part_dataset(mixed_home / "data" / "one", 1)
     paths = driver_module.find_drivers()
     checks = verify(paths, driver_infos(paths), one, methods=("json",), network=True)

@@ -22,12 +22,13 @@ from types import SimpleNamespace
 import pytest
 
 from conftest import built_driver
-from serbench import driver as driver_module, steady
-from serbench.checksum import hex64, object_hash, set_checksum
-from serbench.driver import LANGUAGES, DriverProcess, env_var
-from serbench.network import cell as cell_module
+from serbench.drivers import process as driver_module
+from serbench import steady
+from serbench.models.checksum import hex64, object_hash, set_checksum
+from serbench.drivers.process import LANGUAGES, DriverProcess, env_var
+from serbench.network import exchange as cell_module
 from serbench.network.aggregate import Aggregate
-from serbench.network.cell import NetCell, NetFailure, run_cell
+from serbench.network.exchange import NetCell, NetFailure, run_cell
 from serbench.network.fetch import Fetch, scan_problem
 from serbench.network.placement import TOKEN_ENV, LocalPlacement
 from serbench.network.wire import _HEADER, ERROR, HELLO, MAGIC

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from serbench.checksum import object_hash, sequence_checksum
-from serbench.order import f64_key, sort_key, sorted_distinct, sorted_distinct_checksum
+from serbench.models.checksum import object_hash, sequence_checksum
+from serbench.models.order import f64_key, sort_key, sorted_distinct, sorted_distinct_checksum
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 

@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from serbench.paged import PagedError, extents, raw_checksum
+from serbench.drivers.paged import PagedError, extents, raw_checksum
 
 SEED, PRIME, MASK = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
 PAGE = 64

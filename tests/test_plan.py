@@ -8,7 +8,7 @@ import pytest
 
 from serbench.models import MODELS
 from serbench.cell import setting_values
-from serbench.plan import (RAW, PlanError, expand, load_embedded, load_plan, parse_plan)
+from serbench.plan import RAW, PlanError, expand, load_embedded, load_plan, parse_plan
 
 GROUP = '[[group]]\ntasks = ["write", "read_seq", "read_rand"]\n'
 
@@ -80,7 +80,7 @@ def test_the_default_plan_runs_every_network_task_in_every_language():
     fetch of every Rust and C++ method (the in-place finding needs its closest competitor),
     and otherwise the methods the studies' network findings compare, each a study method's
     counterpart in its language (Rust's zero-copy rkyv standing for C++'s in-place)."""
-    from serbench.published import STUDY_METHODS
+    from serbench.reproduce.published import STUDY_METHODS
     studied = {m.method for m in STUDY_METHODS.values()} | {"rkyv"}
     network = [g for g in load_plan(None).groups if g.tasks[0].startswith("net_")]
     for task in ("net_fetch", "net_aggregate", "net_sort_merge"):

@@ -6,15 +6,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from serbench.published import FIGURES, STUDY_METHODS, PublishedFigure
+from serbench.reproduce.published import FIGURES, STUDY_METHODS, PublishedFigure
 from serbench.report import render_run
 from serbench.report.data import Cell, Run, Stat
-from serbench.report.figures import Palette
+from serbench.report.plots import Palette
 from serbench.report.reasons import reasons, shared_facts
-from serbench.report.sizes import size_entries
+from serbench.report.size_views import size_entries
 from serbench.report.tasks import task_models
-from serbench.report.reference import (COMPARISONS, Measured, Outcome, Pick, missing_reason,
-                                       spearman, time_pair, verdict)
+from serbench.report.reproduction import (COMPARISONS, Measured, Outcome, Pick, missing_reason,
+                                        spearman, time_pair, verdict)
 from serbench.report.data import load_run
 from serbench.report.render import run_tasks
 from test_report import RUN, make_results_db, markdown_table
@@ -410,7 +410,7 @@ def test_the_reason_names_the_libraries_of_the_methods_a_figure_compares(key):
 def test_a_figure_is_judged_only_inside_the_regime_it_was_published_for():
     """The in-place fetch finding (requests of 10^4 objects per server): at 50 objects per
     server fixed costs dominate, so no verdict, the size needed instead; at 2,000 a verdict."""
-    from serbench.report.reference import in_regime
+    from serbench.report.reproduction import in_regime
     fig = next(f for f in FIGURES if f.key == "net_fetch_ram_inplace")
     judged = Outcome("C++ in-place 1.2x faster", verdict="same direction, factor 0.20")
 
@@ -433,7 +433,7 @@ def test_every_figure_with_a_regime_states_its_published_size():
 
 
 def test_the_builtin_overhead_is_signed_and_a_varying_one_differs():
-    from serbench.report.reference import builtin_overhead
+    from serbench.report.reproduction import builtin_overhead
     fig = next(f for f in FIGURES if f.key == "arrays_builtin_overhead")
     # per object: java_builtin 1 B less than the hand-coded layout per element (u16 string
     # lengths and a tag against 4-byte lengths), beside a constant 150 B header
@@ -450,7 +450,7 @@ def test_the_builtin_overhead_is_signed_and_a_varying_one_differs():
 
 
 def test_the_aggregation_spread_compares_methods_within_one_density():
-    from serbench.report.reference import method_over_fastest
+    from serbench.report.reproduction import method_over_fastest
     fig = next(f for f in FIGURES if f.key == "net_aggregate_spread")
 
     def at(language, method, ms, density):

@@ -13,9 +13,9 @@ import pytest
 
 from conftest import built_driver
 from fake_driver import make_dataset
-from serbench import paged
+from serbench.drivers import paged
 from serbench.datasets.manifest import data_path
-from serbench.driver import LANGUAGES, DriverProcess, new_run_stamp
+from serbench.drivers.process import LANGUAGES, DriverProcess, new_run_stamp
 
 PAGE = 4096
 # what libraries say when they say nothing

@@ -15,14 +15,14 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from serbench import noise
+from serbench.compare import noise
 from serbench.tasks import TASKS
-from serbench.published import FIGURES
+from serbench.reproduce.published import FIGURES
 from serbench.report import ReportError, render_run
 from serbench.report.blocks import Plot
-from serbench.report.cli import report_command
+from serbench.cli.report import report_command
 from serbench.report.data import Cell
-from serbench.report.figures import Palette
+from serbench.report.plots import Palette
 from serbench.report.tasks import task_models, task_section
 from serbench.report.units import multiple, number, unit_for
 from serbench.results import Results

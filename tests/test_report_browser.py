@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from conftest import require
-from serbench.published import FIGURES
+from serbench.reproduce.published import FIGURES
 from serbench.report import render_run
 from test_report import RUN, figures, make_results_db
 

@@ -9,7 +9,7 @@ import pytest
 from serbench.plan import Cell as PlanCell
 from serbench.report.blocks import Table
 from serbench.report.data import load_run
-from serbench.report.reference import NETWORK_FIGURES, Measured, network_findings_section
+from serbench.report.reproduction import NETWORK_FIGURES, Measured, network_findings_section
 from serbench.report.render import build_sections
 from serbench.report.units import multiple
 from serbench.results import CellResult, Results

@@ -11,7 +11,7 @@ from serbench.report.blocks import Plot, Table
 from serbench.report.data import load_run
 from serbench.report.render import build_sections
 from serbench.results import CellResult, Results
-from serbench.sizes import loc_counters
+from serbench.tasks.sizes import loc_counters
 
 RUN = "run-tasks"
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"}, "drivers": {},

@@ -12,19 +12,20 @@ import pytest
 from click.testing import CliRunner
 
 from fake_driver import install, make_dataset
-from serbench import driver as driver_module
+from serbench.drivers import process as driver_module
 from serbench import provenance, reproduce
 from serbench.cli import cli
-from serbench.cli_reproduce import _resumed_cost
-from serbench.driver import LANGUAGES, env_var
+from serbench.cli.reproduce import _resumed_cost
+from serbench.drivers.process import LANGUAGES, env_var
 from serbench.models import MODELS
 from serbench.paths import data_root
 from serbench.plan import expand, load_embedded, parse_plan
 from serbench.tasks import TASKS
-from serbench.published import FIGURES, CellNeed
+from serbench.reproduce.published import FIGURES, CellNeed
 from serbench.results import Results
-from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps,
-                                java_processes, need_met, recipes)
+from serbench.cli.reproduce import recipes
+from serbench.reproduce import (FULL, QUICK, dataset_sizes, estimate, figure_gaps, java_processes,
+                                need_met)
 from test_report import markdown_table
 
 PLANS = (FULL, QUICK)
@@ -285,7 +286,7 @@ FAKE_METHODS = "handcoded,inplace,json_gzip,json,protobuf"
 
 
 def test_quick_runs_from_data_to_a_report_with_every_figure(home, monkeypatch):
-    from serbench.cli_run import ProgressBar
+    from serbench.cli.run import ProgressBar
     monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)  # a progress line after every cell
     monkeypatch.setattr(reproduce, "PACE_AFTER_S", 0.0)   # the pace read from the first cell
     result = CliRunner().invoke(cli, ["reproduce", "--quick", "--run-id", "quick"])

@@ -11,9 +11,9 @@ import pytest
 
 from serbench.ids import IdError
 from serbench.plan import Cell
-from serbench.transfer import export_runs, import_runs
-from serbench.results import (ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results,
-                              ResultsError, killed_at, sitting_spans)
+from serbench.results.transfer import export_runs, import_runs
+from serbench.results import (ROWS_PER_INSERT, SCHEMA_VERSION, CellResult, Results, ResultsError,
+                              killed_at, sitting_spans)
 
 PROVENANCE = {"host": {"cpu_model": "test"}, "toolchains": {"python": "3"},
               "git": {"commit": "abc", "dirty": True}, "drivers": {"rust": {"path": "x"}}}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from serbench.cell import RAW, Cell
 from serbench.results import CellResult
-from serbench.rounds import comparison_sets, rule_of, run_set
+from serbench.run.rounds import comparison_sets, rule_of, run_set
 
 
 def cell(method: str, cell_id: int, **changes) -> Cell:

@@ -12,12 +12,12 @@ import pytest
 
 from conftest import built_driver
 from fake_driver import make_dataset
-from serbench import driver as driver_module
+from serbench.drivers import process as driver_module
 from serbench.datasets.manifest import data_path, load_manifest
-from serbench.driver import LANGUAGES, DriverProcess, env_var, new_run_stamp
+from serbench.drivers.process import LANGUAGES, DriverProcess, env_var, new_run_stamp
 from serbench.plan import parse_plan
 from serbench.results import Results
-from serbench.runner import run_plan
+from serbench.run.runner import run_plan
 
 TRUSTING = {"rust": "rkyv", "cpp": "inplace"}  # the methods whose default trusts its bytes
 PLAN = """

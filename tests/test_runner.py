@@ -18,22 +18,22 @@ from click.testing import CliRunner
 from conftest import require
 from fake_driver import fold, install, make_dataset, object_hash
 from test_rounds import cell
-from serbench import driver as driver_module
-from serbench import expectations
+from serbench.drivers import process as driver_module
+from serbench.datasets import expectations
 from serbench.tasks import TASK_ORDER, TASKS
 from serbench.tasks import write as write_task
 from serbench import provenance
-from serbench.checksum import hex64
+from serbench.models.checksum import hex64
 from serbench.cli import cli
 from serbench.datasets.manifest import DatasetError, data_path
-from serbench.driver import LANGUAGES, env_var, find_drivers
+from serbench.drivers.process import LANGUAGES, env_var, find_drivers
 from serbench.plan import RAW, parse_plan
 from serbench.report import render_run
 from serbench.results import CellResult, Results, ResultsError
-from serbench.expectations import (RunError, dataset_hashes, ids_file, read_ids,
-                                   read_seq_start, verify_sample)
-from serbench.runner import Group, Listener, Runner, driver_infos, run_plan
-from serbench.verify import verify
+from serbench.datasets.expectations import (RunError, dataset_hashes, ids_file, read_ids, read_seq_start,
+                                       verify_sample)
+from serbench.run.runner import Group, Listener, Runner, driver_infos, run_plan
+from serbench.run.verify import verify
 
 PLAN = """
 name = "t"
@@ -602,7 +602,7 @@ def test_cli_run_runs_export_info(home, monkeypatch, tmp_path):
 
 
 def test_cli_run_without_a_terminal_prints_plain_progress_lines(home, monkeypatch, tmp_path):
-    from serbench.cli_run import ProgressBar
+    from serbench.cli.run import ProgressBar
 
     use(monkeypatch, home)
     monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)  # a line after every cell
@@ -616,7 +616,7 @@ def test_cli_run_without_a_terminal_prints_plain_progress_lines(home, monkeypatc
 
 
 def test_cli_verify_without_a_terminal_prints_plain_progress_lines(home, monkeypatch):
-    from serbench.cli_run import ProgressBar
+    from serbench.cli.run import ProgressBar
 
     use(monkeypatch, home)
     monkeypatch.setattr(ProgressBar, "LOG_EVERY_S", 0.0)  # a line after every check
@@ -659,8 +659,8 @@ def sitting_of(cell: dict) -> int:
 
 
 def test_an_interrupted_run_resumes_keeping_whole_comparison_sets(home, monkeypatch):
-    from serbench.rounds import comparison_key
-    from serbench.runner import resume_plan
+    from serbench.run.rounds import comparison_key
+    from serbench.run.runner import resume_plan
     use(monkeypatch, home)
     with pytest.raises(KeyboardInterrupt):
         run(home, PLAN, run_id="cut", listener=StopAfter(6, KeyboardInterrupt()))
@@ -685,7 +685,7 @@ def test_an_interrupted_run_resumes_keeping_whole_comparison_sets(home, monkeypa
 
 
 def test_only_an_interrupted_or_failed_run_with_the_same_drivers_resumes(home, monkeypatch):
-    from serbench.runner import resume_plan
+    from serbench.run.runner import resume_plan
     use(monkeypatch, home)
     run(home, PLAN, run_id="done")
     with pytest.raises(KeyboardInterrupt):

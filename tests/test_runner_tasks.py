@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from serbench.checksum import hex64, object_hash, sequence_checksum
-from serbench.order import sorted_distinct
+from serbench.models.checksum import hex64, object_hash, sequence_checksum
+from serbench.models.order import sorted_distinct
 from serbench.plan import RAW
-from serbench.answers import BadAnswer, checked_samples
-from serbench.expectations import dataset_hashes, read_ids, read_seq_start
-from serbench.runner import Runner
+from serbench.drivers.answers import BadAnswer, checked_samples
+from serbench.datasets.expectations import dataset_hashes, read_ids, read_seq_start
+from serbench.run.runner import Runner
 from test_runner import by_status, home, requests, run, use  # noqa: F401 (home is a fixture)
 
 PLAN = """
@@ -281,7 +281,7 @@ def test_fewer_warm_ups_than_asked_are_a_driver_defect_even_with_warmup_ms():
                                      {"repetitions": -1, "total_ns": 1, "jit_ms": 0},
                                      {"repetitions": 1, "total_ns": 1.5, "jit_ms": 0}])
 def test_a_malformed_jit_warm_up_summary_is_a_driver_defect(summary):
-    from serbench.answers import checked_jit_warmup
+    from serbench.drivers.answers import checked_jit_warmup
     good = {"repetitions": 3, "total_ns": 10, "jit_ms": 0}
     assert checked_jit_warmup(good) == good
     with pytest.raises(BadAnswer, match="malformed jit_warmup"):

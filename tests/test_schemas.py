@@ -1,6 +1,6 @@
 """The schemas under schemas/ compile with the pinned compilers, their generated C++ compiles
 with every model in one translation unit, and they declare exactly the structs, fields, types
-and order of harness/serbench/models.py (conventions: schemas/README.md)."""
+and order of harness/serbench/models/__init__.py (conventions: schemas/README.md)."""
 import re
 import shutil
 import subprocess

@@ -1,5 +1,5 @@
 """schemas/avro/<model>.avsc (the Java-only `avro` method) declare exactly the structs, fields,
-types and order of harness/serbench/models.py: optional values are unions with null (default
+types and order of harness/serbench/models/__init__.py: optional values are unions with null (default
 null), the recursive tweet refers to its record by name, and every named type is declared in
 exactly one file (lineitem refers to part's records, customer to lineitem's; the Java build
 parses part and lineitem first)."""

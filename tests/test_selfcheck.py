@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from serbench import noise
+from serbench.compare import noise
 from serbench.cli import cli
 from serbench.report import render_run
 from serbench.results import Results

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gzip
 
-from serbench import sizes
+from serbench.tasks import sizes
 
 
 def test_compressed_sizes_are_computed_once_per_content(tmp_path, monkeypatch):

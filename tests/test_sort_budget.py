@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import built_driver
-from serbench.driver import DriverProcess
-from serbench.native import datagen_path
+from serbench.drivers.process import DriverProcess
+from serbench.datasets.native import datagen_path
 
 BUDGET = 1 << 20
 PAGE = 65536

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import built_driver
-from serbench.checksum import hex64, object_hash, set_checksum
-from serbench.driver import DriverProcess
+from serbench.models.checksum import hex64, object_hash, set_checksum
+from serbench.drivers.process import DriverProcess
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors"
 FILE_BYTES = 64 << 20

@@ -2,13 +2,10 @@
 against it, and every task declares what the run loop, plans and reports need of it."""
 from __future__ import annotations
 
-import ast
-from pathlib import Path
 
 import pytest
 
-import serbench
-from serbench.driver import DriverProcess
+from serbench.drivers.process import DriverProcess
 from serbench.tasks import TASKS
 from serbench.tasks.spec import NO_DEPTH, TaskSpec
 
@@ -47,44 +44,3 @@ def test_every_task_declares_itself_whole():
             assert spec.net.roles and set(spec.net.decoders) <= set(spec.net.roles), task
 
 
-HARNESS = Path(serbench.__file__).parent
-# each layer may import only the layers below it (the run loop above the tasks above what
-# they share), so no import cycle can come back
-LAYERS = [
-    {"ids", "params", "cell", "checksum", "models", "paths", "paged", "stats", "driver",
-     "results"},
-    {"expectations", "answers", "tasks", "network", "datasets", "sizes", "order"},
-    {"plan"},
-    {"rounds", "runner", "noise", "compare", "verify", "reproduce"},
-]
-
-
-def layer_of(module: str) -> int | None:
-    top = module.split(".")[0]
-    return next((i for i, names in enumerate(LAYERS) if top in names), None)
-
-
-def imported(path: Path, package: str) -> set[str]:
-    """The serbench modules a file imports at run time (not under TYPE_CHECKING)."""
-    tree = ast.parse(path.read_text())
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
-            node.body = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = package.split(".")[:len(package.split(".")) - node.level + 1]
-            found.add(".".join([*base, node.module or ""]).strip(".").split(".", 1)[-1])
-    return found
-
-
-def test_imports_go_one_way_from_the_run_loop_down_to_the_cell():
-    for path in HARNESS.rglob("*.py"):
-        module = ".".join(path.relative_to(HARNESS).with_suffix("").parts)
-        package = "serbench." + ".".join(path.relative_to(HARNESS).parts[:-1])
-        mine = layer_of(module)
-        if mine is None:
-            continue
-        for target in imported(path, package.rstrip(".")):
-            theirs = layer_of(target)
-            assert theirs is None or theirs <= mine, f"{module} imports {target} from above"

@@ -10,7 +10,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from serbench.checksum import object_hash
+from serbench.models.checksum import object_hash
 from serbench.datasets import tpch
 from serbench.models import ListOf, Ref, STRUCTS
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from serbench.checksum import object_hash
+from serbench.models.checksum import object_hash
 from serbench.datasets.samples import SampleError, fetch_twitter_sample
 from serbench.datasets.tweet_ingest import IngestError, ingest_tweets
 from serbench.models import MAX_NESTING, ListOf, Opt, Ref, STRUCTS, TWEET_KIND_SHARES, nesting

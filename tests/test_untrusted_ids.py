@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from serbench import ids
 from serbench.cli import cli
-from serbench.cli_data import _checked_name
+from serbench.cli.data import _checked_name
 from serbench.network.dask_placement import facts_problem
 from serbench.paths import report_files, run_files
 from serbench.plan import PlanError, parse_plan

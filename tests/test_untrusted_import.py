@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from serbench.results import Results, ResultsError
-from serbench.transfer import export_runs, import_runs
+from serbench.results.transfer import export_runs, import_runs
 from test_results import filled, kv_metadata
 from test_runner import serbench
 

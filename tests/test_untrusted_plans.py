@@ -18,7 +18,7 @@ from serbench.datasets.manifest import DatasetError, data_path, manifest_path
 from serbench.params import PARAMS, ParamError, check
 from serbench.plan import PlanError, parse_plan
 from serbench.results import Results
-from serbench.runner import resume_plan
+from serbench.run.runner import resume_plan
 from test_runner import home, run, use  # noqa: F401 (home is a fixture)
 
 GROUP = '[[group]]\ntasks = ["write"]\n'

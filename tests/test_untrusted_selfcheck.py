@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from serbench import noise
+from serbench.compare import noise
 from serbench.cli import cli
 from serbench.results import Results, ResultsError
 from test_compare import METHODS, NOISE, NOISY_PLAN
@@ -97,7 +97,7 @@ def test_an_incomplete_run_is_refused_with_the_option_selfcheck_takes(two_runs):
 
 def test_no_zero_sigma_is_saved_or_used(two_runs, monkeypatch):
     # the fake's runs as alike as the rounds explain: the two runs see no noise of their own
-    monkeypatch.setattr("serbench.cli_selfcheck.task_noise",
+    monkeypatch.setattr("serbench.cli.selfcheck.task_noise",
                         lambda comparison: {task: 0.0 for task in comparison.sigma})
     result = selfcheck("a", "b")
     assert result.exit_code == 0, result.output

@@ -10,9 +10,14 @@ from pathlib import Path
 
 from .params import DEFAULTS
 
+
 LANGUAGES = ("rust", "cpp", "java")
 DEPTHS = ("materialize", "access", "key")
 RAW = "raw"  # the method-independent floor: the bytes of another method's file, not decoded
+# what tells a cell apart (Cell.identity, in this order): what compare matches across runs and
+# every export repeats
+IDENTITY = ("language", "task", "model", "method", "depth", "variant", "setting", "dataset", "n",
+            "threads", "page_size", "cold")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,8 +64,7 @@ class Cell:
 
     @property
     def identity(self) -> tuple:
-        return (self.language, self.task, self.model, self.method, self.depth, self.variant,
-                self.setting, self.dataset, self.n, self.threads, self.page_size, self.cold)
+        return tuple(getattr(self, name) for name in IDENTITY)
 
     @property
     def settings(self) -> dict:

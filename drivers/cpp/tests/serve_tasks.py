@@ -1,5 +1,5 @@
 """The tasks of PROTOCOL.md 5.1-5.5 through `serbench-cpp serve`, as the harness sends them,
-checked against the Python reference checksum (harness/serbench/checksum.py).
+checked against the Python reference checksum (harness/serbench/models/checksum.py).
 
 Usage: python3 serve_tasks.py PATH/TO/serbench-cpp   (ctest runs it as `serve_tasks`)
 
@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO / "harness"))
 
-from serbench.checksum import object_hash, set_checksum  # noqa: E402
+from serbench.models.checksum import object_hash, set_checksum  # noqa: E402
 
 MODELS = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "arrays")
 REPS = {"cold": True, "warmups": 1, "repetitions": 2}

@@ -3,7 +3,7 @@
 generate from schemas/ (the `protobuf` and `flatbuffers` methods), and the `msgpack_arrays`
 writer and reader, which follow the model's field order as a schema.
 
-For every struct of harness/serbench/models.py: `put` (model -> message / table), `take`
+For every struct of harness/serbench/models/__init__.py: `put` (model -> message / table), `take`
 (message / table -> model, depth materialize) and `visit` (folds the checksum through the
 generated accessors, depth access), following the conventions of schemas/README.md (optional
 values, wrapper messages, absent required values). The converters make up package

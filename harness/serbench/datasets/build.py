@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from ..models import DATASET_OF_MODEL
-from ..native import run_datagen
 from .manifest import (Manifest, checksum_file, data_path, discard_tmp, publish,
                        summary_to_manifest, tmp_path, unpublish)
+from .native import run_datagen
+
 
 Progress = Callable[[str], None]
 

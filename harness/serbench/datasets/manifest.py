@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .. import __version__
 from ..models import MODELS
-from ..native import run_datagen
+from .native import run_datagen
+
 
 FORMAT = "serbench-dataset/1"
 

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..checksum import DataError, describe, object_hash
-from ..models import (MAX_NESTING, ListOf, Opt, Prim, Ref, STRUCTS, TWEET_KIND_SHARES,
-                      nesting, tweet_kind)
+from ..models import (MAX_NESTING, STRUCTS, TWEET_KIND_SHARES, ListOf, Opt, Prim, Ref, nesting,
+                      tweet_kind)
+from ..models.checksum import DataError, describe, object_hash
+
 
 Fill = Callable[[dict], object]  # the value of a missing required field, or None: error
 

@@ -14,12 +14,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..checksum import MASK, hex64, object_hash
-from ..datasets.manifest import data_path
-from ..driver import DriverProcess
-from ..paths import file_key
 from ..cell import parse_roles, tree_size
-from .cell import NetCell, NodeSpec
+from ..datasets.manifest import data_path
+from ..drivers.process import DriverProcess
+from ..models.checksum import MASK, hex64, object_hash
+from ..paths import file_key
+from .exchange import NetCell, NodeSpec
+
 
 ID = "net_aggregate"
 DEFAULT_DEPTH = 3  # 7 nodes: 4 leaves, 2 middle, 1 root, as in the studies
@@ -111,8 +112,7 @@ class Aggregate:
                   "node_languages": node_languages(cell),
                   "page_size": cell.page_size, "net_page_bytes": cell.net_page_bytes,
                   "net_frame_bytes": cell.net_frame_bytes, **expected}
-        return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
-                       cell.repetitions, cell.timeout_s, cell.warmup_max_ms)
+        return NetCell.of(ID, cell, "", params)
 
     def read_back_problem(self, cell: NetCell, scanner: DriverProcess,
                           depth: str) -> str | None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..driver import DriverProcess
 from ..cell import parse_roles
-from .cell import NetCell, NodeSpec
+from ..drivers.process import DriverProcess
+from .exchange import NetCell, NodeSpec
+
 
 ID = "net_fetch"
 VARIANTS = ("ram", "disk", "decode")
@@ -122,5 +123,4 @@ def _net_cell(cell, base: Path, hashes, work: Path) -> NetCell:
               "net_frame_bytes": cell.net_frame_bytes,
               "server_languages": server_languages, "client_language": client_language,
               "expected": {"count": count, "sum": f"{total:016x}"}}
-    return NetCell(ID, cell.model, cell.method, settings["source"], cell.depth, params,
-                   cell.warmups, cell.repetitions, cell.timeout_s, cell.warmup_max_ms)
+    return NetCell.of(ID, cell, settings["source"], params)

@@ -7,14 +7,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..driver import DriverProcess
+from ..drivers.process import DriverProcess
 from ..results import CellResult
-from .cell import InvalidResult, NetFailure, run_cell
 from .aggregate import Aggregate, DensityError
+from .exchange import InvalidResult, NetFailure, run_cell
 from .fetch import Fetch
-from .sort_merge import SortMerge
 from .namespaces import NamespaceNetwork, NamespacePlacement, NetworkError, unavailable
 from .placement import LocalPlacement, Placement, PlacementError
+from .sort_merge import SortMerge
+
 
 # one module per network task, by id
 TASKS = {task.id: task for task in (Fetch(), Aggregate(), SortMerge())}

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import json
 import os
-from abc import ABC, abstractmethod
 import queue
 import subprocess
 import threading
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..driver import _kill_group, _StderrTail
+from ..drivers.process import StderrTail, kill_group
+
 
 ADDRESS_TIMEOUT_S = 30.0
 TOKEN_ENV = "SERBENCH_NODE_TOKEN"
@@ -37,7 +38,7 @@ class NodeProcess:
     name: str
     address: str
     proc: subprocess.Popen
-    stderr: _StderrTail
+    stderr: StderrTail
 
     def exit_note(self) -> str | None:
         """How the process ended, if it has."""
@@ -61,7 +62,7 @@ class NodeProcess:
         return self.stderr.text(settle_s=0.2)
 
     def kill(self) -> None:
-        _kill_group(self.proc)
+        kill_group(self.proc)
 
 
 def start_listening(name: str, command: list[str], token: str,
@@ -75,7 +76,7 @@ def start_listening(name: str, command: list[str], token: str,
                                 env={**os.environ, TOKEN_ENV: token})
     except OSError as exc:
         raise PlacementError(f"node {name}: cannot start {command[0]}: {exc}") from None
-    stderr = _StderrTail(proc.stderr)
+    stderr = StderrTail(proc.stderr)
     lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
     node = NodeProcess(name, "", proc, stderr)

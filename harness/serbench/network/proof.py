@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..checksum import hex64, set_checksum
 from ..datasets.manifest import data_path
-from .cell import InvalidResult, NetCell, NetFailure, run_cell
+from ..models.checksum import hex64, set_checksum
+from .exchange import InvalidResult, NetCell, NetFailure, run_cell
 from .fetch import Fetch
 from .placement import LocalPlacement
 from .sort_merge import SortMerge, sorted_expectation
+
 
 PROOF_OBJECTS = 2  # per sending node: enough to cross an object boundary, cheap to check
 PROOF_TIMEOUT_S = 60.0

@@ -11,13 +11,14 @@ from itertools import islice
 from pathlib import Path
 
 from ..cell import tree_size
-from ..checksum import hex64, object_hash, sequence_checksum, set_checksum
 from ..datasets.manifest import data_path
-from ..driver import DriverProcess
-from ..order import sort_key
+from ..drivers.process import DriverProcess
+from ..models.checksum import hex64, object_hash, sequence_checksum, set_checksum
+from ..models.order import sort_key
 from ..paths import file_key
 from .aggregate import frame_limit, names, node_languages, tree_links, tree_nodes
-from .cell import NetCell, NodeSpec
+from .exchange import NetCell, NodeSpec
+
 
 ID = "net_sort_merge"
 
@@ -60,8 +61,7 @@ class SortMerge:
                   "net_page_bytes": cell.net_page_bytes, "net_frame_bytes": cell.net_frame_bytes,
                   "expected": sorted_expectation(data_path(cell.dataset_dir, cell.model),
                                                  cell.model, total)}
-        return NetCell(ID, cell.model, cell.method, "", cell.depth, params, cell.warmups,
-                       cell.repetitions, cell.timeout_s, cell.warmup_max_ms)
+        return NetCell.of(ID, cell, "", params)
 
     def read_back_problem(self, cell: NetCell, scanner: DriverProcess,
                           depth: str) -> str | None:

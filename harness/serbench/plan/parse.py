@@ -9,10 +9,10 @@ from importlib import resources
 from pathlib import Path
 
 from ..cell import DEPTHS, LANGUAGES, RAW
-from ..models import MODELS
-from ..tasks import TASKS
 from ..ids import IdError, checked
+from ..models import MODELS
 from ..params import BY_NAME, CLUSTER_KEYS, ParamError, Params, check
+from ..tasks import TASKS
 from .schema import DATA_GENERATORS, DEFAULT_TASKS, EMBEDDED, ID_PATTERN, Group, Plan, PlanError
 
 
@@ -30,7 +30,7 @@ def load_plan(path: Path | None = None) -> Plan:
 def load_embedded(name: str) -> Plan:
     if name not in EMBEDDED:
         raise PlanError(f"no embedded plan {name!r}; embedded plans: {', '.join(EMBEDDED)}")
-    text = resources.files("serbench").joinpath("plans", f"{name}.toml").read_text()
+    text = resources.files("serbench.plan").joinpath("embedded", f"{name}.toml").read_text()
     return parse_plan(text, f"embedded:{name}", name)
 
 

@@ -45,8 +45,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..cell import DEPTHS, LANGUAGES, RAW  # noqa: F401 (re-exported ids)
-from ..params import Params  # noqa: F401 (re-exported)
+from ..params import Params
 
 DEFAULT_TASKS = ("write", "read_seq", "read_rand")
 ID_PATTERN = re.compile(r"[a-z][a-z0-9_]*")  # fullmatch: `$` would let a newline end it

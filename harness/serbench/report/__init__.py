@@ -2,4 +2,5 @@
 from .data import ReportError
 from .render import render_run
 
+
 __all__ = ["ReportError", "render_run"]

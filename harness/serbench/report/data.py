@@ -12,6 +12,7 @@ from pathlib import Path
 from ..results import Results, ResultsError
 from ..tasks import TASKS
 
+
 FLOOR_METHOD = "raw"  # the method-independent read floor (pages hashed, nothing decoded)
 
 

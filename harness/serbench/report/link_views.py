@@ -1,4 +1,4 @@
-"""The link-speed question (plans/link_speed.toml): the same network cells swept over link
+"""The link-speed question (plan/embedded/link_speed.toml): the same network cells swept over link
 settings (`networks`, each cell's setting naming its `network=`), shown as time against link
 rate per implementation, with the rate its work sustains once the link no longer binds (the
 crossover: above it the work, not the link, is the bottleneck) and what binds it there
@@ -8,9 +8,10 @@ reached; and the fastest implementation at each rate, with its lead."""
 from __future__ import annotations
 
 from .blocks import Row, Table
-from .net_views import _cell_marks, network_note, transfer_floor_ns
+from .net_cells import cell_marks, network_note, transfer_floor_ns
 from .series import distinct, marks
 from .units import multiple, number, unit_for
+
 
 SWEPT = "network"  # the setting key a sweep of links names (plan `networks`)
 UNSHAPED = "none"
@@ -80,7 +81,7 @@ def link_views(tm, measured: list) -> list:
 def _time(c, floor_ns: float | None) -> str:
     unit = unit_for(c.total.median)
     over = f" ({multiple(c.total.median / floor_ns)})" if floor_ns else ""
-    return f"{number(unit.of(c.total.median))} {unit.name}{over}{_cell_marks(c)}"
+    return f"{number(unit.of(c.total.median))} {unit.name}{over}{cell_marks(c)}"
 
 
 def fastest_cell(by_link: dict, links: list[str]):

@@ -11,54 +11,12 @@ link rate (link_views.py)."""
 from __future__ import annotations
 
 from .blocks import Row, Table
+from .link_views import link_views
 from .data import host_name
-from .series import LANGUAGES, TRUSTING, UNSTEADY, canonical, marks, ok_status
-from .task_views import _cells, _status_rows
+from .net_cells import cell_marks, gbit, network_note, node_host, transfer_floor_ns
+from .series import LANGUAGES, canonical, marks, ok_status
+from .task_views import series_cells, status_rows
 from .units import byte_size, multiple, number, unit_for
-
-
-def transfer_floor_ns(c) -> float | None:
-    """Bytes into the busiest node at the slowest measured link rate, or None on loopback."""
-    rates = (c.counters.get("measured_bit") or {}).values()
-    received = [n.get("bytes_received", 0) for n in c.nodes.values()]
-    if not rates or not received:
-        return None
-    return max(received) * 8 / min(rates) * 1e9
-
-
-CLUSTER = "cluster"  # the network of cells the Dask placement ran (dask_placement.describe)
-
-
-def _gbit(bits: float) -> str:
-    return f"{bits / 1e9:.3g} Gbit/s"
-
-
-def node_host(c, node: str) -> str:
-    """The host a cluster cell placed `node` on; "" elsewhere (one machine)."""
-    host = (c.counters.get("hosts") or {}).get(node)
-    return host_name(host) if host else ""
-
-
-def cluster_note(counters: dict) -> str:
-    """The hosts a cluster cell's nodes ran on and each placed pair's measured link rate."""
-    hosts = sorted({host_name(h) for h in (counters.get("hosts") or {}).values()})
-    links = [f"{pair} {_gbit(bits)}"
-             for pair, bits in sorted((counters.get("measured_bit") or {}).items())]
-    return (f"cluster on {', '.join(hosts) or 'hosts not recorded'}; "
-            + (f"measured {', '.join(links)}" if links else "no link between two hosts"))
-
-
-def network_note(c) -> str:
-    counters = c.counters
-    if counters.get("network") == CLUSTER:
-        return cluster_note(counters)
-    if counters.get("network") != "namespaces":
-        return counters.get("fallback") or "loopback (no link limit)"
-    rate = counters.get("link_rate_bit")
-    measured = (counters.get("measured_bit") or {}).values()
-    shaped = f"tbf {rate / 1e9:g} Gbit/s" if rate else "unshaped veth"
-    return (f"{shaped}, measured {min(measured) / 1e9:.3g}–{_gbit(max(measured))}"
-            if measured else shaped)
 
 
 def _ms(ns: float) -> str:
@@ -83,7 +41,7 @@ def _request_label(s) -> str:
 
 
 def net_views(tm) -> list:
-    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured), key=_side_by_side)
+    measured = sorted(((s, c) for s, c in series_cells(tm) if c.measured), key=_side_by_side)
     columns = ["implementation", "n", "time", "bytes moved", "network",
                "× transfer floor", "busiest node (cpu / io ms)", "status"]
     rows = []
@@ -99,11 +57,10 @@ def net_views(tm) -> list:
                          multiple(c.total.median / floor) if floor else "—", node,
                          ok_status(c)]))
     blocks = [Table(f"{tm.task} · {tm.model}: network", columns,
-                    rows + _status_rows(_cells(tm), len(columns)),
+                    rows + status_rows(series_cells(tm), len(columns)),
                     numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1)]
     blocks += language_views(tm)
     blocks += density_views(tm.task, tm.model, measured)
-    from .link_views import link_views  # it builds on this module's figures
     blocks += link_views(tm, measured)
     at_n = [(s, c) for s, c in measured if c.n == tm.n and c.nodes]
     if at_n:
@@ -214,13 +171,7 @@ def _rate_range(rates: list) -> str:
     if not rates:
         return "—"
     low, high = min(rates), max(rates)
-    return _gbit(low) if low == high else f"{low / 1e9:.3g}–{_gbit(high)}"
-
-
-def _cell_marks(c) -> str:
-    """The labels a number carries (a series label's marks), here per language's cell."""
-    return "".join(f" · {mark}" for mark in (TRUSTING if c.trusting else "", c.cold_note,
-                                              UNSTEADY if c.steady is False else "") if mark)
+    return gbit(low) if low == high else f"{low / 1e9:.3g}–{gbit(high)}"
 
 
 def _language_value(c, fastest: float) -> str:
@@ -230,7 +181,7 @@ def _language_value(c, fastest: float) -> str:
         return c.status if c.status != "ok" else "no samples"
     unit = unit_for(c.total.median)
     return (f"{number(unit.of(c.total.median))} {unit.name} "
-            f"({multiple(c.total.median / fastest)}){_cell_marks(c)}")
+            f"({multiple(c.total.median / fastest)}){cell_marks(c)}")
 
 
 def language_views(tm) -> list:

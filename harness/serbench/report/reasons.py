@@ -9,10 +9,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..published import PER_OBJECT, STUDIES, STUDY_METHODS, WHOLE_FILE, CellNeed, PublishedFigure
+from ..reproduce.published import (PER_OBJECT, STUDIES, STUDY_METHODS, WHOLE_FILE, CellNeed,
+                                   PublishedFigure)
 from .data import Cell, Run
 from .series import LANGUAGES
-from .sizes import SIZE_TASKS
+from .size_views import SIZE_TASKS
 from .units import multiple
 
 

@@ -8,18 +8,18 @@ from pathlib import Path
 import jinja2
 from plotly.offline import get_plotlyjs
 
-from .. import __version__, noise
-from ..compare import Comparison, compare_runs
+from .. import __version__
+from ..compare import Comparison, compare_runs, noise
 from ..results import Results, ResultsError
 from .baseline import baseline_section
 from .blocks import Details, Facts, Plot, Section, Table, badge_kind
-from .reference import Measured, network_findings_section, published_section
 from .data import ReportError, RunData, load_run
-from .figures import Palette
 from .markdown import render_markdown
 from .paste import paste_tables
+from .plots import Palette
 from .provenance import provenance_section
-from .sizes import size_entries, sizes_section
+from .reproduction import Measured, network_findings_section, published_section
+from .size_views import size_entries, sizes_section
 from .status import status_section
 from .summary import summary_section
 from .tasks import TaskModel, task_models, task_section

@@ -12,6 +12,7 @@ from ..tasks import TASKS as TASK_SPECS
 from .data import FLOOR_METHOD, Cell
 from .units import byte_size
 
+
 TASKS = tuple(TASK_SPECS)  # the tasks' canonical order
 
 

@@ -6,6 +6,7 @@ from .data import Cell
 from .series import LANGUAGES, MODELS, TASKS, canonical
 from .tasks import spec_for
 
+
 STDERR_TAIL = 4000  # characters: the end of a driver's stderr is where the error is
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from ..tasks import threaded
 from .blocks import Facts, Row, Section, Table
 from .data import COLD_TOLERANCE, EVICTING, Cell
-from .reference import Measured, published_outcomes
+from .reproduction import Measured, published_outcomes
 from .series import LANGUAGES, NoiseOf, Series, canonical, distinct, label_without, tied_ranks
-from .sizes import SizeEntry
+from .size_views import SizeEntry
 from .tasks import TaskModel, spec_for
 from .units import multiple, number, unit_for
 

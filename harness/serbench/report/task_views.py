@@ -8,9 +8,10 @@ from collections import defaultdict
 
 from .blocks import Plot, Row, Table
 from .data import Cell
-from .figures import LANGUAGE_SYMBOLS, TOP_LEGEND, _axis, _layout
+from .plots import LANGUAGE_SYMBOLS, TOP_LEGEND, plot_axis, plot_layout
 from .series import Series, marks, ok_status
 from .units import byte_size, number, unit_for
+
 
 DASHES = ("solid", "dot", "dash", "dashdot")
 
@@ -29,11 +30,11 @@ def _settings(setting: str) -> dict:
             for k, v in (item.split("=", 1) for item in setting.split())}
 
 
-def _cells(tm) -> list[tuple[Series, Cell]]:
+def series_cells(tm) -> list[tuple[Series, Cell]]:
     return [(s, c) for s in tm.series for c in s.cells.values()]
 
 
-def _status_rows(pairs: list[tuple[Series, Cell]], width: int) -> list[Row]:
+def status_rows(pairs: list[tuple[Series, Cell]], width: int) -> list[Row]:
     """Rows for cells without numbers, so a failure is never hidden by its absence."""
     rows = []
     for s, c in sorted(pairs, key=lambda sc: (sc[0].label, sc[1].n)):
@@ -56,13 +57,13 @@ def _marker(s: Series, palette, dash: int = 0) -> dict:
 def par_views(tm) -> list:
     """Objects per second against threads, one line per implementation and mode, at n."""
     lines: dict[str, list[tuple[int, Series, Cell]]] = defaultdict(list)
-    for s, c in _cells(tm):
+    for s, c in series_cells(tm):
         if c.n == tm.n and c.measured:
             lines[_base_label(s, ())].append((c.threads or 1, s, c))
     if not lines:
         return [Table(f"read_par · {tm.where}: nothing measured", ["implementation", "n",
                                                                    "status"],
-                      _status_rows(_cells(tm), 3), badge=2)]
+                      status_rows(series_cells(tm), 3), badge=2)]
     traces, rows = [], []
     for label, points in sorted(lines.items()):
         points.sort(key=lambda p: p[0])
@@ -79,18 +80,18 @@ def par_views(tm) -> list:
             rows.append(Row([label, f"{t}", f"{number(unit.of(c.total.median))} {unit.name}",
                              f"{r:,.0f}", f"{r / one:.2f}x" if one else "",
                              f"{c.reps:,}", ok_status(c)]))
-    layout = _layout(f"read_par · {tm.where}: throughput against threads at n = {tm.n:,}",
-                     420, xaxis=_axis("threads", dtick=1), yaxis=_axis("objects per second"),
-                     legend=TOP_LEGEND)
+    layout = plot_layout(f"read_par · {tm.where}: throughput against threads at n = {tm.n:,}",
+                         420, xaxis=plot_axis("threads", dtick=1),
+                         yaxis=plot_axis("objects per second"), legend=TOP_LEGEND)
     plot = Plot(f"plot-{tm.slug}-threads", {"data": traces, "layout": layout},
                 "n objects divided by the median total time (threads started together, until "
                 "the last ends). Solid: mode seq (a range); dashed: mode rand (the random id "
                 "list). Marker: language.")
     columns = ["implementation", "threads", "median time", "objects / s", "× 1 thread", "reps",
                "status"]
-    failed = [(s, c) for s, c in _cells(tm) if c.n == tm.n]
+    failed = [(s, c) for s, c in series_cells(tm) if c.n == tm.n]
     table = Table(f"read_par · {tm.where} at n = {tm.n:,}", columns,
-                  rows + _status_rows(failed, len(columns)), numeric=frozenset({1, 2, 3, 4, 5}),
+                  rows + status_rows(failed, len(columns)), numeric=frozenset({1, 2, 3, 4, 5}),
                   badge=len(columns) - 1)
     return [plot, table]
 
@@ -100,7 +101,7 @@ def par_views(tm) -> list:
 def sort_views(tm) -> list:
     """Time (phases) and peak RSS against the memory budget."""
     lines: dict[str, list[tuple[int, Series, Cell]]] = defaultdict(list)
-    for s, c in _cells(tm):
+    for s, c in series_cells(tm):
         if c.measured:
             lines[_base_label(s, ("budget_bytes",))].append(
                 (_settings(c.setting).get("budget_bytes", 0), s, c))
@@ -125,18 +126,18 @@ def sort_views(tm) -> list:
                  for b, s, c in points]
     blocks = []
     if time_traces:
-        layout = _layout(f"sort_dedup · {tm.where}: time and peak RSS against the budget", 420,
-                         xaxis=_axis("memory budget (bytes)", log=True, domain=[0, 0.45]),
-                         yaxis=_axis("median time (s)"),
-                         xaxis2=_axis("memory budget (bytes)", log=True, domain=[0.55, 1],
+        layout = plot_layout(f"sort_dedup · {tm.where}: time and peak RSS against the budget", 420,
+                             xaxis=plot_axis("memory budget (bytes)", log=True, domain=[0, 0.45]),
+                             yaxis=plot_axis("median time (s)"),
+                             xaxis2=plot_axis("memory budget (bytes)", log=True, domain=[0.55, 1],
                                       anchor="y2"),
-                         yaxis2=_axis("peak RSS (MiB)", anchor="x2"), legend=TOP_LEGEND)
+                             yaxis2=plot_axis("peak RSS (MiB)", anchor="x2"), legend=TOP_LEGEND)
         blocks.append(Plot(f"plot-{tm.slug}-budget", {"data": time_traces + rss_traces,
                                                      "layout": layout},
                            "Left: median total time of both phases. Right: the driver's peak "
                            "RSS (VmHWM, reset at the task's start) against the budget."))
     blocks.append(Table(f"sort_dedup · {tm.where}", columns,
-                        rows + _status_rows(_cells(tm), len(columns)),
+                        rows + status_rows(series_cells(tm), len(columns)),
                         "Each output checked: the dataset's distinct count and the sequence "
                         "checksum of its distinct objects in total order. Raw floor: the "
                         "method's file through the same two phases at the same budget moving "
@@ -162,7 +163,7 @@ def _time(ns: float | None) -> str:
 def _sort_floors(tm) -> dict[tuple, Cell]:
     """The measured sort floors by (language, the method whose file they moved, budget)."""
     return {(s.key.language, s.key.variant, _settings(c.setting).get("budget_bytes", 0)): c
-            for s, c in _cells(tm) if s.is_floor and c.measured}
+            for s, c in series_cells(tm) if s.is_floor and c.measured}
 
 
 def _over_floor(c: Cell, floor: Cell | None, key: str) -> str:
@@ -189,7 +190,7 @@ def _sort_row(label: str, budget: int, c: Cell, floor: Cell | None) -> Row:
 
 def memory_views(tm) -> list:
     """Retained bytes per object of n materialized objects, smallest first."""
-    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured),
+    measured = sorted(((s, c) for s, c in series_cells(tm) if c.measured),
                       key=lambda sc: (-sc[1].n, sc[1].counters.get("retained_bytes_per_object",
                                                                      0), sc[0].label))
     columns = ["implementation", "n", "retained bytes / object", "peak RSS", "accounting",
@@ -206,22 +207,22 @@ def memory_views(tm) -> list:
                                   for _, c in at_n],
                             "marker": {"color": [tm.palette(s.key.method) for s, _ in at_n]},
                             "hovertemplate": "%{y}<br>%{x:,.1f} B per object<extra></extra>"}],
-                  "layout": _layout(f"memory · {tm.where}: retained bytes per object at "
-                                    f"n = {tm.n:,}", max(260, 110 + 24 * len(at_n)),
-                                    xaxis=_axis("bytes per object"),
-                                    yaxis={"autorange": "reversed", "automargin": True})}
+                  "layout": plot_layout(f"memory · {tm.where}: retained bytes per object at "
+                                        f"n = {tm.n:,}", max(260, 110 + 24 * len(at_n)),
+                                        xaxis=plot_axis("bytes per object"),
+                                        yaxis={"autorange": "reversed", "automargin": True})}
         blocks.append(Plot(f"plot-{tm.slug}-bytes", figure,
                            "Live heap after materializing n objects minus before, per object "
                            "(the container included), by the accounting each row names."))
     blocks.append(Table(f"memory · {tm.where}", columns,
-                        rows + _status_rows(_cells(tm), len(columns)),
+                        rows + status_rows(series_cells(tm), len(columns)),
                         numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1))
     return blocks
 
 
 # -- micro --------------------------------------------------------------------------------------
 
-def _per_object(c: Cell, key: str) -> float | None:
+def per_object(c: Cell, key: str) -> float | None:
     ns = c.extra.get(key)
     done = c.n * c.counters.get("iterations", 1)
     return ns / done if ns is not None and done else None
@@ -243,8 +244,8 @@ def micro_round_trips(tm, steady_only: bool = False) -> dict[tuple[str, str, str
     materializing: the like-for-like cells a published micro figure compares (with
     `steady_only`, only those not measured before steady state)."""
     trips = {}
-    for s, c in _cells(tm):
-        encode, decode = _per_object(c, "encode_ns"), _per_object(c, "decode_ns")
+    for s, c in series_cells(tm):
+        encode, decode = per_object(c, "encode_ns"), per_object(c, "decode_ns")
         if (c.measured and c.n == tm.n and s.key.depth == "materialize" and not s.key.variant
                 and encode is not None and decode is not None
                 and not (steady_only and c.steady is False)):
@@ -256,7 +257,7 @@ def micro_round_trips(tm, steady_only: bool = False) -> dict[tuple[str, str, str
 def micro_views(tm) -> list:
     """ns per object and MB/s of encode and decode, fresh against reused buffers; for the
     `arrays` sweep, ns per object against k."""
-    measured = sorted(((s, c) for s, c in _cells(tm) if c.measured and c.n == tm.n),
+    measured = sorted(((s, c) for s, c in series_cells(tm) if c.measured and c.n == tm.n),
                       key=lambda sc: sc[0].label)
     with_jit = any(c.cold_jit_ns for _, c in measured)
     columns = (["implementation", "n", "encode ns / object", "decode ns / object",
@@ -267,7 +268,7 @@ def micro_views(tm) -> list:
         return number(value) if value is not None else ""
 
     def row(s: Series, c: Cell) -> Row:
-        encode, decode = _per_object(c, "encode_ns"), _per_object(c, "decode_ns")
+        encode, decode = per_object(c, "encode_ns"), per_object(c, "decode_ns")
         both = encode + decode if encode is not None and decode is not None else None
         values = [s.label, f"{c.n:,}", cell_text(encode), cell_text(decode), cell_text(both),
                   cell_text(_mb_per_s(c, "encode_ns")), cell_text(_mb_per_s(c, "decode_ns"))]
@@ -281,7 +282,7 @@ def micro_views(tm) -> list:
         if measured else []
     blocks.append(Table(f"micro · {tm.where} at n = {tm.n:,}" if tm.n else
                         f"micro · {tm.where}", columns,
-                        rows + _status_rows(_cells(tm), len(columns)),
+                        rows + status_rows(series_cells(tm), len(columns)),
                         "Per object: the repetition's encode (or decode) time over n objects × "
                         "iterations, median over repetitions; round trip: both. MB/s: encoded "
                         "bytes per second." + (" Cold JIT: the first repetition of each fresh "
@@ -299,15 +300,15 @@ def _buffer_plot(tm, measured) -> Plot:
                       if _settings(s.key.setting).get("buffer") == buffer]
             labels = [_base_label(s, ("buffer",)) for s, _ in chosen]
             traces.append({"type": "bar", "orientation": "h", "name": f"{phase}, {buffer}",
-                           "y": labels, "x": [_per_object(c, key) for _, c in chosen],
+                           "y": labels, "x": [per_object(c, key) for _, c in chosen],
                            "marker": {"color": "#4c78a8" if phase == "encode" else "#f58518",
                                       "pattern": {"shape": pattern}},
                            "hovertemplate": f"%{{y}}<br>{phase} {buffer} %{{x:,.4~g}} ns per "
                                             "object<extra></extra>"})
     height = max(280, 110 + 60 * len({_base_label(s, ("buffer",)) for s, _ in measured}))
-    layout = _layout(f"micro · {tm.where}: ns per object, fresh and reused buffers", height,
-                     barmode="group", xaxis=_axis("ns per object"),
-                     yaxis={"autorange": "reversed", "automargin": True}, legend=TOP_LEGEND)
+    layout = plot_layout(f"micro · {tm.where}: ns per object, fresh and reused buffers", height,
+                         barmode="group", xaxis=plot_axis("ns per object"),
+                         yaxis={"autorange": "reversed", "automargin": True}, legend=TOP_LEGEND)
     return Plot(f"plot-{tm.slug}-buffers", {"data": traces, "layout": layout},
                 "Hatched: one reused output buffer; plain: a fresh buffer per object.")
 
@@ -322,12 +323,12 @@ def _sweep_plot(tm, measured) -> Plot:
         points.sort(key=lambda p: p[0])
         traces.append({"type": "scatter", "mode": "lines+markers", "name": f"{label} · {phase}",
                        "x": [k for k, _, _ in points],
-                       "y": [_per_object(c, f"{phase}_ns") for _, c, _ in points],
+                       "y": [per_object(c, f"{phase}_ns") for _, c, _ in points],
                        **_marker(points[0][2], tm.palette,
                                  (phase == "decode") * 2 + ("reused" in label))})
-    layout = _layout(f"micro · {tm.where}: ns per object against k", 460,
-                     xaxis=_axis("k (strings and ints per object)", log=True),
-                     yaxis=_axis("ns per object", log=True), legend=TOP_LEGEND)
+    layout = plot_layout(f"micro · {tm.where}: ns per object against k", 460,
+                         xaxis=plot_axis("k (strings and ints per object)", log=True),
+                         yaxis=plot_axis("ns per object", log=True), legend=TOP_LEGEND)
     return Plot(f"plot-{tm.slug}-sweep", {"data": traces, "layout": layout},
                 "`arrays` objects of k strings and k ints; line style: encode or decode, fresh "
                 "or reused buffer.")

@@ -10,14 +10,14 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..noise import DEFAULT, Profile
+from ..compare.noise import DEFAULT, Profile
 from ..tasks import task_spec
 from .blocks import Plot, Row, Section, Table
 from .data import EVICTING, Cell
-from .figures import Palette, cpu_io_figure, time_figure
+from .net_views import net_views
+from .plots import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
                      floor_series, ok_status, rankings)
-from .net_views import net_views
 from .task_views import memory_views, micro_views, par_views, sort_views
 from .units import TimeUnit, multiple, number, unit_for
 

@@ -12,8 +12,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..cell import RAW
-from ..paged import extents
+from ..drivers.paged import extents
 from ..results import CellResult
+
 
 # A round's request params -> the floor's params and expected checksum for that round (a
 # write's floor copies the file the round just wrote, so it is asked after the round).

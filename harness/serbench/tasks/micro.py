@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from ..checksum import object_hash
+from ..datasets.expectations import set_checksum_of, sweep_input
 from ..datasets.manifest import data_path
-from ..expectations import set_checksum_of, sweep_input
+from ..models.checksum import object_hash
 from ..paths import file_key
 from ..results import CellResult
 from .spec import TaskSpec

@@ -6,9 +6,9 @@ With `floor_rounds` each round of a read is followed by the raw read of its own 
 from __future__ import annotations
 
 from ..cell import RAW
+from ..datasets.expectations import ids_file, read_ids, read_seq_start, set_checksum_of
 from ..datasets.manifest import load_manifest
-from ..expectations import ids_file, read_ids, read_seq_start, set_checksum_of
-from ..paged import PagedError
+from ..drivers.paged import PagedError
 from ..results import CellResult
 from .floors import with_floor
 from .spec import BESIDE, TaskSpec

@@ -11,10 +11,10 @@ import shutil
 from pathlib import Path
 
 from ..cell import RAW
+from ..datasets.expectations import RunError, mismatch
 from ..datasets.manifest import data_path, load_manifest
-from ..expectations import RunError, mismatch
-from ..order import sorted_distinct_checksum
-from ..paged import PagedError, raw_checksum
+from ..drivers.paged import PagedError, raw_checksum
+from ..models.order import sorted_distinct_checksum
 from ..results import CellResult
 from .floors import all_positions, every_object
 from .spec import BY_DRIVER, MATERIALIZE, TaskSpec

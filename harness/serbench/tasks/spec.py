@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Protocol
 from ..cell import Cell
 from ..results import CellResult
 
+
 if TYPE_CHECKING:  # types only: the driver and the plan's params are not imported at run time
-    from ..driver import DriverProcess
+    from ..drivers.process import DriverProcess
     from ..network.measure import Networks
     from ..params import Params
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..cell import RAW
 from ..datasets.manifest import data_path, load_manifest
-from ..paged import PagedError, extents, file_digest
+from ..drivers.paged import PagedError, extents, file_digest
 from ..results import CellResult
 from .floors import every_object, with_floor
 from .spec import BY_DRIVER, NO_DEPTH, TaskSpec, whole_dataset

@@ -1,6 +1,6 @@
 #pragma once
 // The eight data models of the brief, field for field in canonical order (the order of
-// harness/serbench/models.py). Each struct is a template over a storage policy P; the
+// harness/serbench/models/__init__.py). Each struct is a template over a storage policy P; the
 // native types (Part, Tweet, ...) are the Native instantiations below.
 
 #include <array>
