@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from serbench.drivers.process import BUILD_PATHS, LANGUAGES
+# the harness reads a user's models when it is imported: the tests see the built-in ones only
+# (a test that needs a user's model runs serbench in a process of its own, pointed at them)
+os.environ["SERBENCH_MODELS"] = str(Path(__file__).parent / "no-user-models")
+
+from serbench.drivers.process import BUILD_PATHS, LANGUAGES  # noqa: E402
 
 
 def require(condition: bool, reason: str) -> None:

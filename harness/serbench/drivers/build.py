@@ -181,8 +181,11 @@ ARTIFACTS = {
     "java": DRIVERS / "java" / "target" / "serbench-java.jar",
 }
 BUILD_OUTPUTS = ("target", "build", "fuzz")
-# files outside a driver's folder its build generates code from (drivers/java/pom.xml, codegen)
-GENERATED_FROM = {"java": ("harness/serbench/models/__init__.py",)}
+# what outside a driver's folder its build generates code from (drivers/java/pom.xml, codegen):
+# the model definitions and the code that reads them
+MODEL_SOURCES = ("harness/serbench/models/definitions", "harness/serbench/models/definition.py",
+                 "harness/serbench/models/__init__.py")
+GENERATED_FROM = {"java": MODEL_SOURCES}
 
 
 def stale_source(language: str) -> Path | None:
@@ -197,9 +200,10 @@ def stale_source(language: str) -> Path | None:
         for path in _sources(root):
             if path.stat().st_mtime > built:
                 return path
-    for path in (REPO / name for name in GENERATED_FROM.get(language, ())):
-        if path.is_file() and path.stat().st_mtime > built:
-            return path
+    for source in (REPO / name for name in GENERATED_FROM.get(language, ())):
+        for path in _sources(source) if source.is_dir() else [source]:
+            if path.is_file() and path.stat().st_mtime > built:
+                return path
     return None
 
 

@@ -1,23 +1,28 @@
-"""The logical data models of serbench, written once, in the notation of the brief.
-
-Every struct is a comma-separated list of `name type` in canonical order (the order the
-checksum visits and the total order compares). Types: i8 i16 i32 i64 f64 bool str, `T?`
-optional, `[T]` list, `enum{A,B}` enumeration, or the name of another struct (structs may be
-recursive). Everything else in the harness (checksum, validation, ordering) walks these
-descriptors, so a model change is made here and nowhere else in Python.
+"""The logical data models of serbench: each one definition file (definition.py describes the
+notation), the built-in ones in `definitions/`, a user's own in their models folder
+(`$SERBENCH_MODELS`, else `$SERBENCH_HOME/models`). Everything else in the harness
+(checksum, validation, ordering, the drivers' generated code) walks the structs read here, so
+a model is changed in its file and nowhere else.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from pathlib import Path
 
+from ..paths import home
+from .definition import (MAX_NESTING, PRIMITIVES, Definition, Enum, ListOf, ModelError, Opt,
+                         Prim, Ref, Struct, Type, parse)
+from .definition import parse_type as _parse_type
 
-PRIMITIVES = ("i8", "i16", "i32", "i64", "f64", "bool", "str")
+__all__ = ["MAX_NESTING", "PRIMITIVES", "Enum", "ListOf", "ModelError", "Opt", "Prim", "Ref",
+           "Struct", "Type", "DEFINITIONS", "STRUCTS", "MODEL_ROOTS", "MODELS", "BUILTIN",
+           "DATASET_OF_MODEL", "USER_PROBLEMS", "INT_RANGES", "parse_type", "root_struct",
+           "resolve", "UnknownModel", "nesting", "tweet_kind", "TWEET_KIND_SHARES",
+           "user_models_dir"]
 
-# The deepest a canonical object's JSON text may nest, each object and list one level
-# (PROTOCOL.md 2.1). Only tweets recurse; every reader of every language takes this depth
-# back, so ingest, generation and every driver's loader refuse anything deeper.
-MAX_NESTING = 64
-
+BUILTIN_DIR = Path(__file__).parent / "definitions"
+# the built-in models in the order reports and plans list them (a user's follow, by name)
+BUILTIN_ORDER = ("part", "lineitem", "customer", "tweet", "sparse", "trade", "org", "arrays")
 INT_RANGES = {
     "i8": (-(2**7), 2**7 - 1),
     "i16": (-(2**15), 2**15 - 1),
@@ -26,169 +31,109 @@ INT_RANGES = {
 }
 
 
-@dataclass(frozen=True)
-class Prim:
-    kind: str
+def user_models_dir() -> Path:
+    """Where a user's model definitions are read from (and `serbench model infer` writes)."""
+    return Path(os.environ.get("SERBENCH_MODELS") or home() / "models")
 
 
-@dataclass(frozen=True)
-class Opt:
-    inner: "Type"
+def load(files: list[Path], known: dict[str, Definition]) -> dict[str, Definition]:
+    """The definitions in `files`, each after the models it uses (from `known` or `files`);
+    ModelError for a file that cannot be a model, a model defined twice, or a use of a model
+    that is nowhere."""
+    texts = {}
+    for path in files:
+        try:
+            texts[path] = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ModelError(f"{path}: cannot be read: {exc}") from None
+    pending, loaded = dict(texts), dict(known)
+    while pending:
+        progress = False
+        for path, text in list(pending.items()):
+            uses = _declared_uses(text)
+            if not all(u in loaded for u in uses):
+                continue
+            visible = {name: s for u in uses for name, s in _structs_of(loaded, u).items()}
+            definition = parse(text, str(path), visible)
+            if definition.model in loaded:
+                raise ModelError(f"{path}: model {definition.model} is already defined by "
+                                 f"{loaded[definition.model].file}")
+            clash = _struct_clash(definition, loaded)
+            if clash:
+                raise ModelError(f"{path}: struct {clash[0]} is already defined by "
+                                 f"{clash[1]}; give it another name")
+            loaded[definition.model] = definition
+            del pending[path]
+            progress = True
+        if not progress:
+            path, text = next(iter(pending.items()))
+            missing = [u for u in _declared_uses(text) if u not in loaded]
+            raise ModelError(f"{path}: uses {', '.join(missing)}, which no definition file "
+                             "defines (or whose files use each other in a circle)")
+    return {m: d for m, d in loaded.items() if m not in known}
 
 
-@dataclass(frozen=True)
-class ListOf:
-    inner: "Type"
+def _declared_uses(text: str) -> tuple[str, ...]:
+    """The models a file says it uses, read before the file is parsed whole (so that its
+    structs can be resolved against theirs); a malformed file is refused by `parse`."""
+    import tomllib
+    try:
+        uses = tomllib.loads(text).get("uses", [])
+    except tomllib.TOMLDecodeError:
+        return ()
+    return tuple(u for u in uses if isinstance(u, str)) if isinstance(uses, list) else ()
 
 
-@dataclass(frozen=True)
-class Enum:
-    symbols: tuple[str, ...]
+def _structs_of(loaded: dict[str, Definition], model: str) -> dict[str, Struct]:
+    """A model's structs and, through its uses, every struct it can nest."""
+    definition = loaded[model]
+    found = {}
+    for used in definition.uses:
+        found.update(_structs_of(loaded, used))
+    found.update(definition.structs)
+    return found
 
 
-@dataclass(frozen=True)
-class Ref:
-    """A reference to a named struct, resolved lazily so structs can be recursive."""
-
-    name: str
-
-
-Type = Prim | Opt | ListOf | Enum | Ref
+def _struct_clash(definition: Definition, loaded: dict[str, Definition]) -> tuple | None:
+    for other in loaded.values():
+        for name in definition.structs:
+            if name in other.structs:
+                return name, other.file
+    return None
 
 
-@dataclass
-class Struct:
-    name: str
-    fields: list[tuple[str, Type]] = field(default_factory=list)
+def _read_all() -> tuple[dict[str, Definition], dict[str, Definition], list[str]]:
+    builtin = load(sorted(BUILTIN_DIR.glob("*.toml")), {})
+    if set(builtin) != set(BUILTIN_ORDER):
+        raise ModelError(f"{BUILTIN_DIR}: the built-in definitions are not BUILTIN_ORDER's")
+    builtin = {model: builtin[model] for model in BUILTIN_ORDER}
+    problems = []
+    directory = user_models_dir()
+    files = sorted(directory.glob("*.toml")) if directory.is_dir() else []
+    try:
+        user = dict(sorted(load(files, builtin).items()))
+    except ModelError as exc:  # said when a user model is asked for, and by `serbench model`
+        problems.append(str(exc))
+        user = {}
+    return builtin, user, problems
 
 
-STRUCT_SOURCE = {
-    # TPC-H (dataset `tpch`)
-    "Part": "partkey i32, name str, mfgr str, brand str, type str, size i32, container str, "
-    "retailprice f64, comment str",
-    "Supplier": "suppkey i32, name str, address str, nationkey i32, phone str, acctbal f64, "
-    "comment str",
-    "LineItem": "orderkey i32, part Part, supplier Supplier, linenumber i32, quantity f64, "
-    "extendedprice f64, discount f64, tax f64, returnflag str, linestatus str, shipdate str, "
-    "commitdate str, receiptdate str, shipinstruct str, shipmode str, comment str",
-    "Order": "orderkey i32, custkey i32, orderstatus str, totalprice f64, orderdate str, "
-    "orderpriority str, clerk str, shippriority i32, comment str, lineitems [LineItem]",
-    "Customer": "custkey i32, name str, address str, nationkey i32, phone str, acctbal f64, "
-    "mktsegment str, comment str, orders [Order]",
-    # Twitter API v1.1 statuses (dataset `tweet`)
-    "Tweet": "created_at str, id i64, id_str str, text str, source str, truncated bool, "
-    "in_reply_to_status_id i64?, in_reply_to_user_id i64?, in_reply_to_screen_name str?, "
-    "user User, coordinates Coordinates?, place Place?, quoted_status_id i64?, "
-    "is_quote_status bool, quoted_status Tweet?, retweeted_status Tweet?, quote_count i32?, "
-    "reply_count i32?, retweet_count i32, favorite_count i32, entities Entities, "
-    "extended_entities ExtendedEntities?, favorited bool, retweeted bool, "
-    "possibly_sensitive bool?, filter_level str?, lang str?, display_text_range [i32]?",
-    "User": "id i64, id_str str, name str, screen_name str, location str?, url str?, "
-    "description str?, protected bool, verified bool, followers_count i32, friends_count i32, "
-    "listed_count i32, favourites_count i32, statuses_count i32, created_at str, "
-    "utc_offset i32?, time_zone str?, geo_enabled bool, lang str?, contributors_enabled bool, "
-    "is_translator bool, profile_background_color str, profile_background_image_url str?, "
-    "profile_background_image_url_https str?, profile_background_tile bool, "
-    "profile_image_url str, profile_image_url_https str, profile_banner_url str?, "
-    "profile_link_color str, profile_sidebar_border_color str, profile_sidebar_fill_color str, "
-    "profile_text_color str, profile_use_background_image bool, default_profile bool, "
-    "default_profile_image bool, following bool?, follow_request_sent bool?, "
-    "notifications bool?",
-    "Entities": "hashtags [Hashtag], symbols [Hashtag], urls [Url], user_mentions [Mention], "
-    "media [Media]?",
-    "Hashtag": "text str, indices [i32]",
-    "Url": "url str, expanded_url str?, display_url str?, indices [i32]",
-    "Mention": "screen_name str, name str, id i64, id_str str, indices [i32]",
-    "Media": "id i64, id_str str, indices [i32], media_url str, media_url_https str, url str, "
-    "display_url str, expanded_url str, type str, sizes Sizes, source_status_id i64?, "
-    "source_status_id_str str?",
-    "Sizes": "thumb Size, small Size, medium Size, large Size",
-    "Size": "w i32, h i32, resize str",
-    "ExtendedEntities": "media [Media]",
-    "Place": "id str, url str, place_type str, name str, full_name str, country_code str, "
-    "country str, bounding_box BoundingBox?",
-    "BoundingBox": "type str, coordinates [[[f64]]]",
-    "Coordinates": "type str, coordinates [f64]",
-    # Sparse vectors (dataset `sparse`)
-    "SparseVector": "dimension i64, entries [Entry]",
-    "Entry": "position i64, value f64",
-    # Small objects from classic micro comparisons
-    "Trade": "source_id i64, special bool, order_code i32, priority i32, prices [f64], "
-    "quantities [i64]",
-    "Org": "name str, category str, country str, type enum{FOO,BAR,BAZ}, attributes [Attr]",
-    "Attr": "id str, quantity i8, amount i8, active bool, percent f64, size i16",
-    "Arrays": "strings [str], ints [i32]",
-}
-
+_BUILTIN, _USER, USER_PROBLEMS = _read_all()
+DEFINITIONS: dict[str, Definition] = {**_BUILTIN, **_USER}
+BUILTIN = tuple(_BUILTIN)
+STRUCTS: dict[str, Struct] = {name: struct for d in DEFINITIONS.values()
+                              for name, struct in d.structs.items()}
 # model id -> (root struct, key fields compared first by the model's total order)
-MODEL_ROOTS = {
-    "part": ("Part", ("partkey",)),
-    "lineitem": ("LineItem", ("orderkey", "linenumber")),
-    "customer": ("Customer", ("custkey",)),
-    "tweet": ("Tweet", ("id",)),
-    "sparse": ("SparseVector", ()),
-    "trade": ("Trade", ("source_id",)),
-    "org": ("Org", ("name",)),
-    "arrays": ("Arrays", ()),
-}
-
+MODEL_ROOTS = {m: (d.root, d.key) for m, d in DEFINITIONS.items()}
 MODELS = tuple(MODEL_ROOTS)
-
-# which generator family produces each model (the `serbench data` subject)
-DATASET_OF_MODEL = {
-    "part": "tpch",
-    "lineitem": "tpch",
-    "customer": "tpch",
-    "tweet": "tweet",
-    "sparse": "sparse",
-    "trade": "trade",
-    "org": "org",
-    "arrays": "arrays",
-}
+# which generator family produces each model (the `serbench data` subject; `import` for a
+# user's model, made by `serbench data import`)
+DATASET_OF_MODEL = {m: d.dataset for m, d in DEFINITIONS.items()}
 
 
 def parse_type(text: str) -> Type:
-    text = text.strip()
-    if text.endswith("?"):
-        return Opt(parse_type(text[:-1]))
-    if text.startswith("[") and text.endswith("]"):
-        return ListOf(parse_type(text[1:-1]))
-    if text.startswith("enum{") and text.endswith("}"):
-        return Enum(tuple(s.strip() for s in text[5:-1].split(",")))
-    if text in PRIMITIVES:
-        return Prim(text)
-    if text in STRUCT_SOURCE:
-        return Ref(text)
-    raise ValueError(f"unknown type {text!r}")
-
-
-def _split_fields(source: str) -> list[str]:
-    # commas inside enum{...} do not separate fields
-    parts, depth, current = [], 0, ""
-    for ch in source:
-        depth += ch == "{"
-        depth -= ch == "}"
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-        else:
-            current += ch
-    parts.append(current)
-    return [p.strip() for p in parts if p.strip()]
-
-
-def _build_structs() -> dict[str, Struct]:
-    structs = {}
-    for name, source in STRUCT_SOURCE.items():
-        fields = []
-        for item in _split_fields(source):
-            fname, ftype = item.split(" ", 1)
-            fields.append((fname, parse_type(ftype)))
-        structs[name] = Struct(name, fields)
-    return structs
-
-
-STRUCTS: dict[str, Struct] = _build_structs()
+    """A type written in the notation, its struct names resolved against every model's."""
+    return _parse_type(text, "type", STRUCTS)
 
 
 def root_struct(model: str) -> Struct:
@@ -204,7 +149,9 @@ def resolve(t: Type) -> Type | Struct:
 
 class UnknownModel(ValueError):
     def __init__(self, model: str):
-        super().__init__(f"unknown model {model!r}; known models: {', '.join(MODELS)}")
+        problems = "".join(f"; {problem}" for problem in USER_PROBLEMS)
+        super().__init__(f"unknown model {model!r}; known models: {', '.join(MODELS)}"
+                         f"{problems}")
         self.model = model
 
 
