@@ -8,6 +8,7 @@ import click
 
 from ..datasets.build import ParameterError
 from ..datasets.expectations import RunError
+from ..datasets.imported import ImportRefused
 from ..datasets.manifest import DatasetError
 from ..datasets.native import NativeError
 from ..datasets.samples import SampleError
@@ -15,13 +16,15 @@ from ..datasets.tpch import TpchError
 from ..datasets.tweet_ingest import IngestError
 from ..drivers.build import BuildError
 from ..ids import IdError
-from ..models import UnknownModel
+from ..models import ModelError, UnknownModel
 from ..models.checksum import DataError
+from ..models.infer import InferError
 from ..plan import PlanError
 from ..report import ReportError
 from ..results import Results, ResultsError, db_path
 from .data import data_group
 from .drivers import build_command, info_command
+from .model import model_group
 from .report import report_command
 from .reproduce import reproduce_command
 from .results import compare_command, export_command, import_command, runs_command
@@ -33,7 +36,7 @@ from .verify import verify_command
 # errors that carry a complete message for the user: no traceback, exit status 2
 USER_ERRORS = (DataError, ParameterError, DatasetError, NativeError, UnknownModel, PlanError,
                ResultsError, RunError, BuildError, ReportError, TpchError, IngestError,
-               SampleError, IdError)
+               SampleError, IdError, ModelError, InferError, ImportRefused)
 
 
 @click.group()
@@ -70,6 +73,7 @@ def vectors(out: Path | None) -> None:
 
 
 cli.add_command(data_group)
+cli.add_command(model_group)
 for command in (run_command, verify_command, compare_command, export_command, import_command,
                 runs_command, build_command, info_command, demo_command, report_command,
                 reproduce_command, selfcheck_command):

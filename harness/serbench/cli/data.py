@@ -150,6 +150,26 @@ def data_tweet(ctx, n, seed, replicate, source, name):
     _compare_tweets(manifest)
 
 
+@data_group.command("import")
+@click.argument("source", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--model", required=True,
+              help="the model every line must be an object of (a user's own, from "
+                   "`serbench model infer`, or a built-in one)")
+@click.option("--name", help="dataset directory name under the data root (default: the "
+                             "model's id)", callback=_checked_name)
+@click.pass_context
+def data_import(ctx, source: Path, model: str, name: str | None) -> None:
+    """A JSON Lines file of your own objects as a canonical dataset: every line checked
+    against the model (the line, the field and what was expected are named on the first that
+    fails), nothing published unless all pass."""
+    from ..datasets.imported import import_jsonl
+
+    directory = _root(ctx) / (name or model)
+    manifest = import_jsonl(source, model, directory,
+                            progress=lambda message: console.print(f"[cyan]{message}[/]"))
+    _show([manifest], directory)
+
+
 def real_sample_manifest() -> Manifest:
     """The real 100-status sample (npm simdjson@0.9.2 twitter.json), ingested once, cached."""
     from ..datasets.samples import fetch_twitter_sample

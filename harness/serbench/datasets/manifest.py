@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..models import MODELS
+from ..models import MODEL_ROOTS
 from .native import run_datagen
 
 
@@ -104,8 +104,8 @@ def discard_tmp(directory: Path, model: str) -> None:
 
 def load_manifest(directory: Path, model: str) -> Manifest:
     """The manifest of a complete dataset; a clear error for anything else."""
-    if model not in MODELS:
-        raise DatasetError(f"unknown model {model!r}; known models: {', '.join(MODELS)}")
+    if model not in MODEL_ROOTS:
+        raise DatasetError(f"unknown model {model!r}; known models: {', '.join(MODEL_ROOTS)}")
     path = manifest_path(directory, model)
     if not path.exists():
         hint = " (an interrupted generation left a .tmp file)" if tmp_path(
