@@ -1,23 +1,25 @@
-"""schemas/avro/<model>.avsc (the Java-only `avro` method) declare exactly the structs, fields,
-types and order of harness/serbench/models/__init__.py: optional values are unions with null (default
-null), the recursive tweet refers to its record by name, and every named type is declared in
-exactly one file (lineitem refers to part's records, customer to lineitem's; the Java build
-parses part and lineitem first)."""
+"""The Avro schema the Java build writes from the definitions (the Java-only `avro` method):
+one file, the union of every model's root record, declaring exactly the structs, fields,
+types and order of the definitions: optional values are unions with null (default null), the
+recursive tweet refers to its record by name, and every named type is declared once, where
+it first appears."""
 import json
-from pathlib import Path
 
 import pytest
 
-from serbench.models import MODEL_ROOTS, MODELS, STRUCTS, Enum, ListOf, Opt, Prim, Ref
+from serbench.models import DEFINITIONS, MODEL_ROOTS, MODELS, STRUCTS, Enum, ListOf, Opt, Prim, Ref
+from serbench.models.schemas import avro_files
 
-AVRO = Path(__file__).resolve().parents[1] / "schemas" / "avro"
+UNION = json.loads(avro_files(DEFINITIONS)["models.avsc"])
 NAMESPACE = "serbench.avro"
 PRIMS = {"i8": "int", "i16": "int", "i32": "int", "i64": "long", "f64": "double",
          "bool": "boolean", "str": "string"}
 
 
 def load(model: str) -> dict:
-    return json.loads((AVRO / f"{model}.avsc").read_text())
+    """The model's root record in the union."""
+    root = MODEL_ROOTS[model][0]
+    return next(record for record in UNION if record["name"] == root)
 
 
 def declared() -> dict[str, dict]:
@@ -37,8 +39,7 @@ def declared() -> dict[str, dict]:
             if t["type"] == "array":
                 walk(t["items"])
 
-    for model in MODELS:
-        walk(load(model))
+    walk(UNION)
     return names
 
 

@@ -124,7 +124,7 @@ TYPED_TEST(SchemaMethod, RandomDamageNeverCrashes) {
   }
 }
 
-// Absent and present-but-empty optionals stay apart (schemas/README.md).
+// Absent and present-but-empty optionals stay apart (docs/schemas.md).
 TYPED_TEST(SchemaMethod, AbsentAndEmptyOptionalsDiffer) {
   TypeParam method;
   Tweet absent;

@@ -5,7 +5,7 @@ writer and reader, which follow the model's field order as a schema.
 
 For every struct of harness/serbench/models/__init__.py: `put` (model -> message / table), `take`
 (message / table -> model, depth materialize) and `visit` (folds the checksum through the
-generated accessors, depth access), following the conventions of schemas/README.md (optional
+generated accessors, depth access), following the conventions of docs/schemas.md (optional
 values, wrapper messages, absent required values). The converters make up package
 serbench.methods.convert alone and call the hand-written serbench.methods.schema.
 
@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate_models import (HEADER as MODEL_HEADER, Emitter, camel, field_name,  # noqa: E402
                              used, write_package)
 from serbench.models import MODEL_ROOTS, STRUCTS, Enum, ListOf, Opt, Prim, Struct, resolve  # noqa: E402
+from serbench.models.schemas import wrapper_name  # noqa: E402
 
 PACKAGE = "serbench.methods.convert"
 # the hand-written classes the converters call, imported where they use them
@@ -75,15 +76,12 @@ class Proto(Emitter):
 
     @staticmethod
     def msg(t) -> str:
-        """The protobuf class holding a value of type t (lists of lists: Ring, Position)."""
+        """The protobuf class holding a value of type t: a struct's message, or the wrapper of
+        a list (an optional list, or a list inside a list)."""
         t = resolve(t)
         if isinstance(t, Struct):
             return f"serbench.pb.{t.name}"
-        if isinstance(t.inner, ListOf):
-            return "serbench.pb.Ring"
-        if is_number(t.inner):
-            return "serbench.pb.Int32List" if resolve(t.inner).kind == "i32" else "serbench.pb.Position"
-        return "serbench.pb.MediaList"
+        return f"serbench.pb.{wrapper_name(t, 'proto')}"
 
     def put_list(self, b: str, adder: str, e: str, t, ind: str) -> list[str]:
         """Appends every element of list `e` of type t through `b.add<adder>`."""
@@ -91,7 +89,7 @@ class Proto(Emitter):
         x = self.fresh("x")
         if isinstance(inner, ListOf):
             w = self.fresh("w")
-            field = "Positions" if isinstance(resolve(inner.inner), ListOf) else "Values"
+            field = "Values"
             return [f"{ind}for ({jtype(inner)} {x} : {e}) {{",
                     f"{ind}    {self.msg(inner)}.Builder {w} = {self.msg(inner)}.newBuilder();",
                     *self.put_list(w, field, x, inner, ind + "    "),
@@ -137,10 +135,9 @@ class Proto(Emitter):
         return [f"{ind}{self.msg(t)} {r} = {x};", *self.take_list(target, r, t, fname, ind)]
 
     def take_list(self, target: str, m: str, t, fname: str, ind: str, getter: str = "") -> list[str]:
-        """`m` is the message and `getter` the repeated field (Values / Positions by default)."""
+        """`m` is the message and `getter` the repeated field (a wrapper's Values by default)."""
         inner = resolve(t.inner)
-        if not getter:
-            getter = "Positions" if isinstance(inner, ListOf) else "Values"
+        getter = getter or "Values"
         n, a, i = self.fresh("n"), self.fresh("a"), self.fresh("i")
         elem = jtype(inner)
         base, dims = elem, ""
@@ -182,8 +179,7 @@ class Proto(Emitter):
 
     def visit_list(self, m: str, t, fname: str, ind: str, getter: str = "") -> list[str]:
         inner = resolve(t.inner)
-        if not getter:
-            getter = "Positions" if isinstance(inner, ListOf) else "Values"
+        getter = getter or "Values"
         n, i = self.fresh("n"), self.fresh("i")
         return [f"{ind}int {n} = {m}.get{getter}Count();", f"{ind}h.word({n});",
                 f"{ind}for (int {i} = 0; {i} < {n}; {i}++) {{",
@@ -252,7 +248,7 @@ def enum_arrays() -> list[str]:
 
 def proto_source() -> str:
     L = [HEADER, f"package {PACKAGE};", "", "import serbench.Hasher;", "",
-         "/** Model classes <-> protoc's message classes (schemas/proto), field by field. */",
+         "/** Model classes <-> protoc's message classes (the proto schemas), field by field. */",
          "public final class ProtoConvert {", "    private ProtoConvert() {}", "",
          *enum_arrays(), "",
          "    /** The binding of a model id, or null when the model has no message. */",
@@ -283,9 +279,8 @@ class Flat(Emitter):
 
     @staticmethod
     def wrapper(t) -> tuple[str, str]:
-        """The table holding a list's element list (Ring, Position) and its field."""
-        return (("serbench.fb.Ring", "Positions") if isinstance(resolve(t.inner), ListOf)
-                else ("serbench.fb.Position", "Values"))
+        """The table holding a list's element list, and its field."""
+        return f"serbench.fb.{wrapper_name(resolve(t), 'fbs')}", "Values"
 
     def put_list(self, owner: str, c: str, e: str, t, ind: str) -> tuple[list[str], str]:
         """Lines that create the vector of list `e` (field c of table `owner`), and its offset."""
@@ -508,7 +503,7 @@ class Flat(Emitter):
 def flat_source() -> str:
     L = [HEADER, f"package {PACKAGE};", "", "import com.google.flatbuffers.FlatBufferBuilder;",
          "import serbench.Hasher;", "",
-         "/** Model classes <-> flatc's table classes (schemas/fbs), field by field. */",
+         "/** Model classes <-> flatc's table classes (the fbs schemas), field by field. */",
          "public final class FlatConvert {", "    private FlatConvert() {}", "",
          *enum_arrays(), "",
          "    /** The binding of a model id, or null when the model has no table. */",
@@ -659,7 +654,7 @@ class Avro(Emitter):
 
 def avro_source() -> str:
     L = [HEADER, f"package {PACKAGE};", "", "import serbench.Hasher;", "",
-         "/** Model classes <-> the avro specific records of schemas/avro, field by field. */",
+         "/** Model classes <-> the avro specific records of the avro schema, field by field. */",
          "public final class AvroConvert {", "    private AvroConvert() {}", ""]
     for name, s in STRUCTS.items():
         for f, t in s.fields:

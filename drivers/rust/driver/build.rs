@@ -8,6 +8,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+// generate_schemas: the schema files of every model, shared with the fbs crate's build
+include!("../schemas.rs");
+
 fn main() {
     let manifest_dir = env::var("CARGO_MANIFEST_DIR").unwrap();
     let workspace = Path::new(&manifest_dir).join("..");
@@ -20,8 +23,9 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    generate_protobuf(&workspace.join("../../schemas/proto"));
-    generate_capnp(&workspace.join("../../schemas/capnp"));
+    let schemas = generate_schemas(&workspace.join("../.."));
+    generate_protobuf(&schemas.join("proto"));
+    generate_capnp(&schemas.join("capnp"));
 
     println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", linked_libraries());
 
@@ -127,14 +131,14 @@ fn profile_flags(manifest: &str, profile: &str) -> String {
 fn generate_protobuf(schemas: &Path) {
     println!("cargo:rerun-if-changed={}", schemas.display());
     let mut protos: Vec<_> = fs::read_dir(schemas)
-        .expect("schemas/proto exists")
+        .expect("the proto schemas were written")
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "proto"))
         .collect();
     protos.sort();
     prost_build::Config::new()
         .compile_protos(&protos, &[schemas])
-        .expect("protoc compiles schemas/proto");
+        .expect("protoc compiles the proto schemas");
     let generated = Path::new(&env::var("OUT_DIR").unwrap()).join("serbench.pb.rs");
     let code = fs::read_to_string(&generated).unwrap();
     let mut out = String::with_capacity(code.len());
@@ -164,7 +168,7 @@ fn generate_capnp(schemas: &Path) {
     let out = Path::new(&env::var("OUT_DIR").unwrap()).join("capnp");
     fs::create_dir_all(&out).unwrap();
     let mut files: Vec<_> = fs::read_dir(schemas)
-        .expect("schemas/capnp exists")
+        .expect("the capnp schemas were written")
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "capnp"))
         .collect();
@@ -179,7 +183,7 @@ fn generate_capnp(schemas: &Path) {
     }
     command
         .run()
-        .expect("capnp (Debian's 0.9.2) compiles schemas/capnp");
+        .expect("capnp (Debian's 0.9.2) compiles the capnp schemas");
 
     let mut modules = String::new();
     let mut records = String::from("capnp_records! {\n");
@@ -198,7 +202,7 @@ fn generate_capnp(schemas: &Path) {
 }
 
 /// `Native in module::snake { field: kind presence (accessors), … }` for every struct of one
-/// schema file (schemas/README.md: one field per line, optional pointers marked
+/// schema file (docs/schemas.md: one field per line, optional pointers marked
 /// `# optional`, optional scalars as `name :union { absent @n :Void; value @m :T; }`).
 fn capnp_records(module: &str, schema: &str) -> String {
     let enums: BTreeSet<&str> = schema

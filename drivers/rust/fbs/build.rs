@@ -5,13 +5,17 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+// generate_schemas: the schema files of every model, shared with the driver crate's build
+include!("../schemas.rs");
+
 fn main() {
     let manifest_dir = env::var("CARGO_MANIFEST_DIR").unwrap();
-    generate_flatbuffers(&Path::new(&manifest_dir).join("../../../schemas/fbs"));
+    let schemas = generate_schemas(&Path::new(&manifest_dir).join("../../.."));
+    generate_flatbuffers(&schemas.join("fbs"));
 }
 
 /// flatc 2.0.8 Rust code for every model's tables (`fbs/mod.rs` in OUT_DIR). flatc's Rust
-/// output only compiles when generated from one file including every schema (schemas/README.md);
+/// output only compiles when generated from one file including every schema (docs/schemas.md);
 /// its `mod.rs` names the per-table files by module path, rewritten here to absolute paths so
 /// that this crate can `include!` it.
 fn generate_flatbuffers(schemas: &Path) {
@@ -19,7 +23,7 @@ fn generate_flatbuffers(schemas: &Path) {
     let out = Path::new(&env::var("OUT_DIR").unwrap()).join("fbs");
     fs::create_dir_all(&out).unwrap();
     let mut names: Vec<String> = fs::read_dir(schemas)
-        .expect("schemas/fbs exists")
+        .expect("the fbs schemas were written")
         .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.ends_with(".fbs"))
         .collect();
@@ -38,7 +42,7 @@ fn generate_flatbuffers(schemas: &Path) {
         .arg(&all)
         .status()
         .expect("flatc (Debian's 2.0.8) is installed");
-    assert!(status.success(), "flatc failed on schemas/fbs");
+    assert!(status.success(), "flatc failed on the fbs schemas");
     let root = out.join("mod.rs");
     let generated = out.join("serbench").join("fb");
     let rewritten: String = fs::read_to_string(&root)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..models import user_models_dir
 from ..paths import REPO
 
 
@@ -174,7 +175,7 @@ def _offline_ok(command: tuple[str, ...], flag: str) -> bool:
     return subprocess.run(offline, cwd=REPO, capture_output=True).returncode == 0
 
 
-# What each build produces, and the sources it is made from (besides schemas/).
+# What each build produces, and the sources it is made from.
 ARTIFACTS = {
     "rust": DRIVERS / "rust" / "target" / "release" / "serbench-rust",
     "cpp": DRIVERS / "cpp" / "build" / "serbench-cpp",
@@ -183,9 +184,11 @@ ARTIFACTS = {
 BUILD_OUTPUTS = ("target", "build", "fuzz")
 # what outside a driver's folder its build generates code from (drivers/java/pom.xml, codegen):
 # the model definitions and the code that reads them
-MODEL_SOURCES = ("harness/serbench/models/definitions", "harness/serbench/models/definition.py",
-                 "harness/serbench/models/__init__.py")
-GENERATED_FROM = {"java": MODEL_SOURCES}
+MODEL_SOURCES = tuple(f"harness/serbench/models/{name}" for name in
+                      ("definitions", "definition.py", "__init__.py", "naming.py", "schemas.py"))
+GENERATED_FROM = {language: MODEL_SOURCES for language in ("rust", "cpp", "java")}
+# the drivers whose builds generate a user's models too (the others, the built-in ones only)
+WITH_USER_MODELS = ("java",)
 
 
 def stale_source(language: str) -> Path | None:
@@ -195,12 +198,15 @@ def stale_source(language: str) -> Path | None:
     if not artifact.exists():
         return None
     built = artifact.stat().st_mtime
-    roots = [DRIVERS / language, REPO / "schemas"]
+    roots = [DRIVERS / language]
     for root in roots:
         for path in _sources(root):
             if path.stat().st_mtime > built:
                 return path
-    for source in (REPO / name for name in GENERATED_FROM.get(language, ())):
+    sources = [REPO / name for name in GENERATED_FROM.get(language, ())]
+    if language in WITH_USER_MODELS:
+        sources.append(user_models_dir())
+    for source in sources:
         for path in _sources(source) if source.is_dir() else [source]:
             if path.is_file() and path.stat().st_mtime > built:
                 return path

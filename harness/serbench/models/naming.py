@@ -69,9 +69,12 @@ def field_ident(key: str) -> str:
 def ident(key: str, target: str) -> str:
     """A field's identifier in `target`'s code."""
     base = field_ident(key)
-    if target == "java":
+    if target in ("java", "capnp"):
         head, *rest = base.split("_")
         base = head + "".join(p[:1].upper() + p[1:] for p in rest if p)
+    if target == "capnp":  # lowerCamelCase, no underscore at all
+        base = base[:1].lower() + base[1:]
+        return f"{base}Field" if base in KEYWORDS[target] or base in RESERVED else base
     if base in KEYWORDS[target] or base in RESERVED:
         if target == "rust" and base not in RUST_NOT_RAW and base not in RESERVED:
             return f"r#{base}"

@@ -1,5 +1,5 @@
 #pragma once
-// `capnp`: Cap'n Proto with the code capnp_generate_cpp generates from schemas/capnp at build
+// `capnp`: Cap'n Proto with the code capnp_generate_cpp generates written from the model definitions at build
 // time. One stored object is one standard unpacked message (segment table + segments, what
 // writeMessage and messageToFlatArray produce), no other framing.
 //

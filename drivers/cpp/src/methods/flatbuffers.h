@@ -1,5 +1,5 @@
 #pragma once
-// `flatbuffers`: FlatBuffers with the code flatc generates from schemas/fbs at build time.
+// `flatbuffers`: FlatBuffers with the code flatc generates written from the model definitions at build time.
 // One stored object is one finished flatbuffer (no size prefix, no file identifier).
 //
 // Writing reuses one FlatBufferBuilder (Clear() keeps its buffer): a record's strings,
@@ -81,14 +81,10 @@ constexpr std::size_t slot_size() {
   }
 }
 
-// The one field of a wrapper table (Ring, Position) that a list of lists holds.
+// The one field, `values`, of a wrapper table (DoubleList, ...) a list of lists holds.
 template <class W>
 auto wrapped(const W& w) {
-  if constexpr (requires { w.values(); }) {
-    return w.values();
-  } else {
-    return w.positions();
-  }
+  return w.values();
 }
 
 // ---- native -> buffer ----------------------------------------------------------------------
@@ -381,7 +377,7 @@ void take_record(const Table<R>& t, Reading& r, R& out) {
 }
 
 // Tables nested inside one tweet below it: Tweet > Entities > Media > Sizes > Size (Place >
-// BoundingBox > Ring > Position is as deep); no other model nests deeper.
+// BoundingBox > DoubleListList > DoubleList is as deep); no other model nests deeper.
 inline constexpr flatbuffers::uoffset_t kTablesInATweet = 4;
 
 // Verifier limits set by the buffer (the defaults allow a million tables whatever its

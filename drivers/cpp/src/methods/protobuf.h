@@ -1,5 +1,5 @@
 #pragma once
-// `protobuf`: libprotobuf with the classes protoc generates from schemas/proto at build time.
+// `protobuf`: libprotobuf with the classes protoc generates written from the model definitions at build time.
 // One stored object is one message's wire bytes. Writing fills a message kept per model
 // (set_* assigns into the strings and repeated fields left from the previous object, so
 // steady-state writes allocate little) and serializes it straight into the page buffer.
@@ -59,22 +59,14 @@ SB_SCHEMA_RECORDS(SB_PB_RECORD)
 template <class R>
 using Msg = typename Bound<R>::type;
 
-// The one repeated field of a wrapper message (Int32List, MediaList, Ring, Position).
+// The one repeated field, `values`, of a wrapper message (Int32List, DoubleList, ...).
 template <class W>
 auto& wrapped(W& w) {
-  if constexpr (requires { w.values(); }) {
-    return *w.mutable_values();
-  } else {
-    return *w.mutable_positions();
-  }
+  return *w.mutable_values();
 }
 template <class W>
 const auto& wrapped(const W& w) {
-  if constexpr (requires { w.values(); }) {
-    return w.values();
-  } else {
-    return w.positions();
-  }
+  return w.values();
 }
 
 // The field's value as the accessor returns it, for a native list's element type E.

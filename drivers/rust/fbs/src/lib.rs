@@ -1,5 +1,5 @@
 //! The FlatBuffers tables of every model, generated at build time by flatc 2.0.8 from
-//! `schemas/fbs` (namespace `serbench.fb`), and the verification of a buffer's root.
+//! the models' fbs schemas (namespace `serbench.fb`), and the verification of a buffer's root.
 //!
 //! A crate of its own so that the verifier is compiled here, once per root table: flatbuffers
 //! 2.1.2 negates a table's signed vtable offset with `abs()`, which overflows on i32::MIN,

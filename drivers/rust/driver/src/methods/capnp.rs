@@ -1,5 +1,5 @@
 //! `capnp` (capnp =0.27.3), with the structs generated at build time by capnpc from
-//! `schemas/capnp` with Debian's capnp 0.9.2 (conventions in schemas/README.md). One stored
+//! the models' capnp schemas with Debian's capnp 0.9.2 (conventions in docs/schemas.md). One stored
 //! object is one standard unpacked message: segment table, then the segments, no other
 //! framing (PROTOCOL.md section 9), as the C++ driver writes and reads it.
 //!
@@ -48,17 +48,7 @@ pub struct Capnp {
 impl Method for Capnp {
     const ID: &'static str = "capnp";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize, Depth::Access];
-    const FILES: &'static [&'static str] = &[
-        "drivers/rust/driver/src/methods/capnp.rs",
-        "schemas/capnp/part.capnp",
-        "schemas/capnp/lineitem.capnp",
-        "schemas/capnp/customer.capnp",
-        "schemas/capnp/tweet.capnp",
-        "schemas/capnp/sparse.capnp",
-        "schemas/capnp/trade.capnp",
-        "schemas/capnp/org.capnp",
-        "schemas/capnp/arrays.capnp",
-    ];
+    const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/capnp.rs"];
     const LIBRARIES: &'static [&'static str] = &["capnp"];
     // messages are read in place as 8-byte words
     const ALIGN: usize = 8;

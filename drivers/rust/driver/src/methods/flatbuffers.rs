@@ -1,5 +1,5 @@
 //! `flatbuffers` (=2.1.2), with the tables generated at build time by flatc 2.0.8 from
-//! `schemas/fbs` (conventions in schemas/README.md). One stored object is one finished
+//! the models' fbs schemas (conventions in docs/schemas.md). One stored object is one finished
 //! buffer of the root table, no size prefix and no file identifier (PROTOCOL.md section 9).
 //!
 //! Both depths verify the buffer first (`root_with_opts`: every offset, length, string's
@@ -33,17 +33,7 @@ pub struct Flatbuffers {
 impl Method for Flatbuffers {
     const ID: &'static str = "flatbuffers";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize, Depth::Access];
-    const FILES: &'static [&'static str] = &[
-        "drivers/rust/driver/src/methods/flatbuffers.rs",
-        "schemas/fbs/part.fbs",
-        "schemas/fbs/lineitem.fbs",
-        "schemas/fbs/customer.fbs",
-        "schemas/fbs/tweet.fbs",
-        "schemas/fbs/sparse.fbs",
-        "schemas/fbs/trade.fbs",
-        "schemas/fbs/org.fbs",
-        "schemas/fbs/arrays.fbs",
-    ];
+    const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/flatbuffers.rs"];
     const LIBRARIES: &'static [&'static str] = &["flatbuffers"];
 }
 
@@ -265,11 +255,11 @@ impl<'a> Field<'a, fb::OrgType> for OrgType {
     }
 }
 
-/// `[[[f64]]]` as rings of positions (schemas/README.md).
-type Rings<'a> = Option<Vector<'a, ForwardsUOffset<fb::Ring<'a>>>>;
+/// `[[[f64]]]` as lists of wrapper tables, each holding one list (docs/schemas.md).
+type Rings<'a> = Option<Vector<'a, ForwardsUOffset<fb::DoubleListList<'a>>>>;
 
 impl Put for Vec<Vec<Vec<f64>>> {
-    type Out = Offsets<fb::Ring<'static>>;
+    type Out = Offsets<fb::DoubleListList<'static>>;
     fn put(&self, fbb: &mut Fbb) -> Self::Out {
         let rings: Vec<_> = self
             .iter()
@@ -278,11 +268,11 @@ impl Put for Vec<Vec<Vec<f64>>> {
                     .iter()
                     .map(|p| {
                         let values = p.put(fbb);
-                        fb::Position::create(fbb, &fb::PositionArgs { values })
+                        fb::DoubleList::create(fbb, &fb::DoubleListArgs { values })
                     })
                     .collect();
                 let positions = Some(fbb.create_vector(&positions));
-                fb::Ring::create(fbb, &fb::RingArgs { positions })
+                fb::DoubleListList::create(fbb, &fb::DoubleListListArgs { values: positions })
             })
             .collect();
         Some(fbb.create_vector(&rings))
@@ -294,7 +284,7 @@ impl<'a> Field<'a, Rings<'a>> for Vec<Vec<Vec<f64>>> {
         let rings = a.unwrap_or_default();
         h.list_len(rings.len());
         for ring in rings.iter() {
-            let positions = ring.positions().unwrap_or_default();
+            let positions = ring.values().unwrap_or_default();
             h.list_len(positions.len());
             for p in positions.iter() {
                 Vec::<f64>::visit(p.values(), h)?;
@@ -306,7 +296,7 @@ impl<'a> Field<'a, Rings<'a>> for Vec<Vec<Vec<f64>>> {
         a.unwrap_or_default()
             .iter()
             .map(|ring| {
-                ring.positions()
+                ring.values()
                     .unwrap_or_default()
                     .iter()
                     .map(|p| Vec::<f64>::take(p.values()))
@@ -592,7 +582,7 @@ flatbuffers_codec!(
 );
 
 /// Tables nested inside one tweet below it: Tweet > Entities > Media > Sizes > Size (Place >
-/// BoundingBox > Ring > Position is as deep); no other model nests deeper.
+/// BoundingBox > DoubleListList > DoubleList is as deep); no other model nests deeper.
 const TABLES_IN_A_TWEET: usize = 4;
 
 /// How many times the verifier may count each byte of the buffer. It counts every range it

@@ -577,6 +577,9 @@ mod repeat_tests {
         assert_eq!(due.iter().filter(|&&d| d).count(), 2);
         assert!(due[4] && due[9]);
         let mut none = Repeat::default();
-        assert!(!(0..100).any(|_| none.due()), "without the variable nothing repeats");
+        assert!(
+            !(0..100).any(|_| none.due()),
+            "without the variable nothing repeats"
+        );
     }
 }

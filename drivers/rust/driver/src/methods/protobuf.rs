@@ -1,5 +1,5 @@
 //! `protobuf` through prost (0.14), with the messages generated at build time from
-//! `schemas/proto` (conventions in schemas/README.md). One stored object is the root
+//! the models' proto schemas (conventions in docs/schemas.md). One stored object is the root
 //! message's wire bytes (PROTOCOL.md section 9).
 //!
 //! Depth `materialize` only: prost has no lazy reader, its decode always builds the whole
@@ -27,17 +27,7 @@ pub struct Protobuf;
 impl Method for Protobuf {
     const ID: &'static str = "protobuf";
     const DEPTHS: &'static [Depth] = &[Depth::Materialize];
-    const FILES: &'static [&'static str] = &[
-        "drivers/rust/driver/src/methods/protobuf.rs",
-        "schemas/proto/part.proto",
-        "schemas/proto/lineitem.proto",
-        "schemas/proto/customer.proto",
-        "schemas/proto/tweet.proto",
-        "schemas/proto/sparse.proto",
-        "schemas/proto/trade.proto",
-        "schemas/proto/org.proto",
-        "schemas/proto/arrays.proto",
-    ];
+    const FILES: &'static [&'static str] = &["drivers/rust/driver/src/methods/protobuf.rs"];
     const LIBRARIES: &'static [&'static str] = &["prost"];
 }
 
@@ -76,7 +66,7 @@ impl Conv<Option<f64>> for f64 {
     }
 }
 
-/// `i8` and `i16` travel as `int32` (schemas/README.md): readers narrow by cast.
+/// `i8` and `i16` travel as `int32` (docs/schemas.md): readers narrow by cast.
 macro_rules! narrow {
     ($($t:ty),*) => {$(
         impl Conv<i32> for $t {
@@ -167,8 +157,8 @@ impl Drop for Status {
     }
 }
 
-/// The wrapper messages of schemas/README.md: an optional list is a message holding it, and
-/// `[[[f64]]]` is rings of positions.
+/// The wrapper messages of the schema conventions (docs/schemas.md): an optional list is a
+/// message holding it, and a list of lists a list of messages each holding one.
 macro_rules! wrapper {
     ($($native:ty => $pb:ident . $field:ident),*) => {$(
         impl Conv<pb::$pb> for $native {
@@ -184,13 +174,13 @@ macro_rules! wrapper {
 wrapper!(
     Vec<i32> => Int32List.values,
     Vec<Media> => MediaList.values,
-    Vec<Vec<f64>> => Ring.positions,
-    Vec<f64> => Position.values
+    Vec<Vec<f64>> => DoubleListList.values,
+    Vec<f64> => DoubleList.values
 );
 
 /// One line per message: its fields. A struct is its message when nested in a list or an
 /// optional, and a required field (`Option` in prost) when nested directly: absent, it is
-/// corrupt (schemas/README.md).
+/// corrupt (docs/schemas.md).
 macro_rules! messages {
     ($($name:ident { $($field:ident),* $(,)? })*) => {$(
         impl Conv<pb::$name> for $name {

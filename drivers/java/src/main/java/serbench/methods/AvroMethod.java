@@ -22,7 +22,7 @@ import serbench.wire.DecodeException;
 
 /**
  * `avro` (Java only): Avro 1.12 binary encoding of the specific records the avro-maven-plugin
- * generates from schemas/avro at build time. Specific records rather than GenericRecord:
+ * generates written from the model definitions at build time. Specific records rather than GenericRecord:
  * field access is a compiled getter instead of a schema lookup and a cast, and the reader
  * builds those classes directly. One stored object is one datum with no framing (no
  * container file, no single-object header: the index gives its extent and the schema is

@@ -15,7 +15,7 @@ import serbench.wire.DecodeException;
 
 /**
  * `flatbuffers`: flatbuffers-java 2.0.8 with the table classes flatc 2.0.8 generates from
- * schemas/fbs at build time. One stored object is one finished buffer (no size prefix, no
+ * the model definitions at build time. One stored object is one finished buffer (no size prefix, no
  * file identifier), built by one FlatBufferBuilder cleared before every object. Reads run on
  * a view of exactly the object's bytes: `access` folds every field through the generated
  * accessors (strings from their bytes in place), `materialize` converts to the model classes.

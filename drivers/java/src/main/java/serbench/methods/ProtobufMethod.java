@@ -15,7 +15,7 @@ import serbench.methods.schema.ProtoRoot;
 import serbench.wire.DecodeException;
 
 /**
- * `protobuf`: protobuf-java with the message classes protoc generates from schemas/proto at
+ * `protobuf`: protobuf-java with the message classes protoc generates written from the model definitions at
  * build time. One stored object is its root message's wire bytes, written by the generated
  * writeTo straight into the page buffer. Reading parses the bytes of the page in place
  * (protoc's Java parser checks UTF-8 of proto3 strings); `access` then visits every field
