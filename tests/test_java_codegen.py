@@ -82,3 +82,26 @@ def test_one_java_class_names_sun_misc():
         return any("sun.misc" in line for line in code)
     assert sorted(p.name for p in HAND_WRITTEN.rglob("*.java") if names_it(p)) == [
         "UnsafeAccess.java"]
+
+
+def test_a_users_model_is_generated_under_the_names_the_schema_compilers_give(tmp_path):
+    """A user's model (from their models folder) gets its classes and converters, each field
+    accessed by the name protoc, flatc and Avro derive from the schema's field (`ship to` is
+    `ship_to` there: setShipTo, addShipTo), not from the JSON key."""
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "shipment.toml").write_text(
+        'model = "shipment"\n[structs]\n'
+        'Shipment = "id i64, \\"ship to\\" Address?, kind enum{A,B}, legs [[f64]]"\n'
+        'Address = "city str"\n')
+    out = tmp_path / "out"
+    env = {**os.environ, "SERBENCH_MODELS": str(models)}
+    for generator in ("generate_models.py", "generate_schema_codecs.py"):
+        subprocess.run([sys.executable, str(CODEGEN / generator), str(out)], check=True, env=env)
+    model = (out / "serbench/model/Shipment.java").read_text()
+    assert "public Address shipTo;" in model
+    convert = {name: (out / f"serbench/methods/convert/{name}Convert.java").read_text()
+               for name in ("Proto", "Flat", "Avro")}
+    assert "setShipTo(" in convert["Proto"] and "setShipTo(" in convert["Avro"]
+    assert "addShipTo(" in convert["Flat"] and "serbench.pb.DoubleList" in convert["Proto"]
+    assert not any("ship to" in text.replace('"ship to"', "") for text in convert.values())

@@ -29,10 +29,10 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script by a driver's build
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from serbench.models import BUILTIN, DEFINITIONS, Enum, ListOf, Opt, Prim, Ref, Struct
-    from serbench.models.naming import ident
+    from serbench.models.naming import field_ident, ident
 else:
     from . import BUILTIN, DEFINITIONS, Enum, ListOf, Opt, Prim, Ref, Struct
-    from .naming import ident
+    from .naming import field_ident, ident
 
 PROTO_PRIM = {"i8": "int32", "i16": "int32", "i32": "int32", "i64": "int64", "f64": "double",
               "bool": "bool", "str": "string"}
@@ -46,8 +46,8 @@ HEADER = "Model `{model}`: generated from its definition ({file}) by serbench at
 
 
 def enum_name(struct: str, field: str) -> str:
-    return struct + "".join(p[:1].upper() + p[1:] for p in ident(field, "rust")
-                            .removeprefix("r#").split("_"))
+    """An enum's type: its struct's name and its field's, CamelCase (`OrgType`)."""
+    return struct + "".join(p[:1].upper() + p[1:] for p in field_ident(field).split("_"))
 
 
 def is_pointer(kind) -> bool:
