@@ -55,6 +55,7 @@ def test_a_definition_with_every_kind_of_type():
     ('R = "a i32"', 'model = "m"\nkey = ["b"]\n', "key 'b' is not a field of the root R"),
     ('R = "a i32?"', 'model = "m"\nkey = ["a"]\n', "key 'a' must be a required primitive or enum"),
     ('R = "a i32??"', "", "an optional of an optional"),
+    ('R = "a [i32?]"', "", "a list holds values, not optional ones"),
     ('R = "a enum{}"', "", "an enum lists 1 to 256 distinct symbols"),
     ('R = "a enum{X,X}"', "", "an enum lists 1 to 256 distinct symbols"),
     ('R = "first-name str"', "", "is not `name type`"),

@@ -78,7 +78,9 @@ def test_infer_suggests_a_distinct_required_key_and_avoids_taken_struct_names(tm
     (['{"a": {"b": 1}}', '{"a": [1]}'], "a: no one type holds its values: an object on line "
                                         "1, a list on line 2"),
     (['[1, 2]'], "line 1: a list, not an object"),
-    (['{"a": NaN}'], "line 1: not JSON (NaN is not a JSON number)"),
+    (['{"a": [1, null]}'], "line 1: a[1]: a null inside a list"),
+    (['{"a": 1, "a": 2}'], "line 1: not JSON: key 'a' twice in one object"),
+    (['{"a": NaN}'], "line 1: not JSON: NaN is not a JSON number"),
     (['{"a": 1e999}'], "line 1: a: a number too large for f64"),
     (['{"a": 99999999999999999999}'], "line 1: a: 99999999999999999999 does not fit 64 bits"),
     (['{"a": ' + "[" * 70 + "]" * 70 + "}"], "line 1: nested deeper than 64 levels"),
@@ -95,7 +97,7 @@ def test_infer_refuses_what_no_definition_holds(tmp_path, lines, problem):
 def test_infer_refuses_bytes_that_are_not_utf8(tmp_path):
     path = tmp_path / "in.jsonl"
     path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n')
-    with pytest.raises(InferError, match=r"line 2: not UTF-8 \(byte 7\)"):
+    with pytest.raises(InferError, match=r"line 2: not UTF-8 \(byte 7 of the line\)"):
         infer(path, "m")
 
 

@@ -19,9 +19,9 @@ from array import array
 from collections.abc import Callable
 from pathlib import Path
 
-from ..models import (DEFINITIONS, MAX_NESTING, STRUCTS, ListOf, Opt, Prim, Ref, Struct,
-                      UnknownModel, nesting, resolve)
+from ..models import DEFINITIONS, STRUCTS, ListOf, Opt, Prim, Ref, Struct, UnknownModel, resolve
 from ..models.checksum import MASK, DataError, hex64, object_hash
+from ..models.jsonl import LineError, read_line
 from .build import Publishing, finish, staged
 from .manifest import Manifest
 
@@ -88,35 +88,9 @@ def _distinct(hashes: array) -> int:
 
 def _parse(source: Path, number: int, raw: bytes):
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImportRefused(f"{source}: line {number}: not UTF-8 (byte {exc.start} of the "
-                           "line)") from None
-    try:
-        value = json.loads(text, parse_constant=_refuse_constant,
-                           object_pairs_hook=_unique_keys)
-    except RecursionError:
-        raise ImportRefused(f"{source}: line {number}: nested deeper than {MAX_NESTING} "
-                           "levels (PROTOCOL.md 2.1)") from None
-    except ValueError as exc:
-        raise ImportRefused(f"{source}: line {number}: not JSON: {exc}") from None
-    if nesting(value) > MAX_NESTING:
-        raise ImportRefused(f"{source}: line {number}: nested deeper than {MAX_NESTING} levels "
-                           "(PROTOCOL.md 2.1)")
-    return value
-
-
-def _refuse_constant(constant: str):
-    raise ValueError(f"{constant} is not a JSON number (f64 values are finite)")
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    found = {}
-    for key, value in pairs:
-        if key in found:
-            raise ValueError(f"key {key!r} twice in one object")
-        found[key] = value
-    return found
+        return read_line(raw)
+    except LineError as exc:
+        raise ImportRefused(f"{source}: line {number}: {exc}") from None
 
 
 def canonical(value, kind):

@@ -217,7 +217,11 @@ def parse_type(text: str, where: str, visible: dict[str, Struct]) -> Type:
             raise ModelError(f"{where}: {text!r}: an optional of an optional")
         return Opt(inner)
     if text.startswith("[") and text.endswith("]"):
-        return ListOf(parse_type(text[1:-1], where, visible))
+        inner = parse_type(text[1:-1], where, visible)
+        if isinstance(inner, Opt):
+            raise ModelError(f"{where}: {text!r}: a list holds values, not optional ones (no "
+                             "format here keeps a null inside a list)")
+        return ListOf(inner)
     if text.startswith("enum{") and text.endswith("}"):
         symbols = tuple(s.strip() for s in text[5:-1].split(","))
         if not symbols or any(not ENUM_SYMBOL.fullmatch(s) for s in symbols) \

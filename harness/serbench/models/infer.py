@@ -21,8 +21,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import INT_RANGES, MAX_NESTING, nesting
+from . import INT_RANGES
 from .definition import STRUCT_NAME, parse
+from .jsonl import LineError, read_line
+
 
 # the most distinct key values remembered per candidate (8-byte hashes): past it, a field
 # is still a candidate, judged by what was seen (a user reviews the proposal anyway)
@@ -74,24 +76,9 @@ def infer(path: Path, model: str, taken: set[str] = frozenset()) -> str:
 
 def _parse(path: Path, number: int, raw: bytes):
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InferError(f"{path}: line {number}: not UTF-8 (byte {exc.start})") from None
-    try:
-        value = json.loads(text, parse_constant=_not_json)
-    except RecursionError:
-        raise InferError(f"{path}: line {number}: nested deeper than {MAX_NESTING} "
-                         "levels") from None
-    except ValueError as exc:
-        raise InferError(f"{path}: line {number}: not JSON ({exc})") from None
-    if nesting(value) > MAX_NESTING:
-        raise InferError(f"{path}: line {number}: nested deeper than {MAX_NESTING} levels "
-                         "(PROTOCOL.md 2.1)")
-    return value
-
-
-def _not_json(constant: str):
-    raise ValueError(f"{constant} is not a JSON number")
+        return read_line(raw)
+    except LineError as exc:
+        raise InferError(f"{path}: line {number}: {exc}") from None
 
 
 def _kind(value) -> str:
@@ -124,6 +111,9 @@ def _see(node: Node, value, line: int, path: Path, where: str, is_root: bool = F
     elif kind == "list":
         node.element = node.element or Node()
         for i, item in enumerate(value):
+            if item is None:
+                raise InferError(f"{path}: line {line}: {where}[{i}]: a null inside a list; a "
+                                 "model's list holds values, not optional ones")
             _see(node.element, item, line, path, f"{where}[{i}]")
     _check_compatible(node, path, where)
 
