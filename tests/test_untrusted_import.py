@@ -169,3 +169,18 @@ def test_the_untouched_export_still_imports_whole(export, tmp_path):
         assert [r.action for r in import_runs(db, forged(export, "runs",
                                                          "SELECT * FROM {t}"))] == \
             ["imported", "imported"]
+
+
+def test_an_export_id_is_an_id_too(export, tmp_path):
+    path = forged(export, "runs", "SELECT * FROM {t}")
+    for suffix in ("", ".cells", ".runs"):
+        target = path.with_name(f"x{suffix}.parquet")
+        metadata = {**kv_metadata(target), "serbench_export_id": "../x"}
+        (tmp_path / "tmp.parquet").write_bytes(target.read_bytes())
+        listed = ", ".join(f"{k}: {v!r}" for k, v in metadata.items())
+        duckdb.sql(f"COPY (SELECT * FROM '{tmp_path / 'tmp.parquet'}') TO '{target}' "
+                   f"(FORMAT parquet, KV_METADATA {{{listed}}})")
+    message = refusal(tmp_path / "here.duckdb", path)
+    assert message == f"{path}: export id '../x': letters, digits, _ . - only, starting " \
+                      "with a letter or digit, without '..' (it names one directory); not " \
+                      "imported"

@@ -316,7 +316,11 @@ def _check_export(con, path: Path, table: str, missing: str = "") -> str:
             hint = f"; import {samples.name}, and its cells and runs tables are read beside it"
         raise ResultsError(f"{path}: holds the {held} table of an export, not its {table} "
                            f"table{hint}")
-    return metadata.get("serbench_export_id", "")
+    export_id = metadata.get("serbench_export_id", "")
+    problem = id_problem("export id", export_id)
+    if problem:
+        raise ResultsError(f"{path}: export id {shown(export_id)}: {problem}; not imported")
+    return export_id
 
 
 def _check_triple(con, path: Path) -> None:
