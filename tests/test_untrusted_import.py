@@ -59,40 +59,44 @@ def refusal(database: Path, path: Path) -> str:
 
 
 CASES = [
-    ("runs", "SELECT * EXCLUDE (seed) FROM {t}", "x.runs.parquet: no column seed (BIGINT)"),
-    ("cells", "SELECT *, 1 AS bonus FROM {t}", "x.cells.parquet: column bonus, which no export "
-                                               "has"),
+    ("runs", "SELECT * EXCLUDE (seed) FROM {t}",
+     "x.runs.parquet (runs table): no column seed (BIGINT)"),
+    ("cells", "SELECT *, 1 AS bonus FROM {t}",
+     "x.cells.parquet (cells table): column bonus, which no export has"),
     ("samples", "SELECT * REPLACE (total_ns::DOUBLE AS total_ns) FROM {t}",
-     "x.parquet: column total_ns is DOUBLE, an export's is BIGINT"),
+     "x.parquet (samples table): column total_ns is DOUBLE, an export's is BIGINT"),
     ("runs", "SELECT * REPLACE (params::VARCHAR || '}}' AS params) FROM {t}",
-     "x.runs.parquet: column params is VARCHAR, an export's is JSON"),
+     "x.runs.parquet (runs table): column params is VARCHAR, an export's is JSON"),
     ("runs", "SELECT * FROM {t} UNION ALL SELECT * FROM {t} WHERE run_id = 'run-2'",
-     "x.runs.parquet: rows 2, 3: run_id is not unique: the same row twice"),
+     "x.runs.parquet (runs table): rows 2, 3: run_id is not unique: the same row twice"),
     ("cells", "SELECT * FROM {t} UNION ALL (SELECT * FROM {t} LIMIT 1)",
-     "x.cells.parquet: rows 1, 7: (run_id, cell_id) is not unique"),
+     "x.cells.parquet (cells table): rows 1, 7: (run_id, cell_id) is not unique"),
     ("samples", "SELECT * FROM {t} UNION ALL (SELECT * FROM {t} LIMIT 1)",
-     "x.parquet: rows 1, 7: (run_id, cell_id, warmup, rep) is not unique"),
+     "x.parquet (samples table): rows 1, 7: (run_id, cell_id, warmup, rep) is not unique"),
     ("runs", "SELECT * REPLACE (CASE WHEN run_id = 'run-2' THEN NULL ELSE started_at END "
-             "AS started_at) FROM {t}", "x.runs.parquet: row 2: started_at is empty (NULL)"),
+             "AS started_at) FROM {t}",
+     "x.runs.parquet (runs table): row 2: started_at is empty (NULL)"),
     ("cells", "SELECT * REPLACE (NULL::VARCHAR AS language) FROM {t}",
-     "x.cells.parquet: rows 1, 2, 3 and more: language is empty (NULL)"),
+     "x.cells.parquet (cells table): rows 1, 2, 3 and more: language is empty (NULL)"),
     ("runs", "SELECT * REPLACE ('bogus' AS status) FROM {t}",
-     "x.runs.parquet: rows 1, 2: status is not one of complete, failed, interrupted"),
+     "x.runs.parquet (runs table): rows 1, 2: status is not one of complete, failed, interrupted"),
     ("runs", "SELECT * REPLACE ('running' AS status) FROM {t}",
      "(a run is exported once it has ended)"),
     ("cells", "SELECT * REPLACE (CASE WHEN cell_id = 2 THEN 'fine' ELSE status END AS status) "
-              "FROM {t}", "x.cells.parquet: rows 2, 5: status is not one of ok, invalid, "
-                          "failed, unsupported"),
+              "FROM {t}",
+     "x.cells.parquet (cells table): rows 2, 5: status is not one of ok, invalid, failed, "
+     "unsupported"),
     ("runs", "SELECT * REPLACE (finished_at - INTERVAL 1 DAY AS finished_at) FROM {t}",
-     "x.runs.parquet: rows 1, 2: finished before it started"),
+     "x.runs.parquet (runs table): rows 1, 2: finished before it started"),
     ("samples", "SELECT * REPLACE (-total_ns AS total_ns) FROM {t}",
-     "x.parquet: rows 1, 2, 3 and more: a negative repetition or time"),
+     "x.parquet (samples table): rows 1, 2, 3 and more: a negative repetition or time"),
     ("samples", "SELECT * REPLACE (CASE WHEN rep = 1 THEN -1 ELSE rep END AS rep) FROM {t}",
-     "x.parquet: rows 3, 6: a negative repetition or time"),
+     "x.parquet (samples table): rows 3, 6: a negative repetition or time"),
     ("cells", "SELECT * REPLACE (CASE WHEN cell_id = 1 THEN 'failed' ELSE status END "
               "AS status) FROM {t}",
-     "x.parquet: rows 1, 2, 3 and more: a sample of a cell that is not ok"),
-    ("runs", "SELECT * FROM {t} WHERE false", "x.runs.parquet: no runs: nothing to import"),
+     "x.parquet (samples table): rows 1, 2, 3 and more: a sample of a cell that is not ok"),
+    ("runs", "SELECT * FROM {t} WHERE false",
+     "x.runs.parquet (runs table): no runs: nothing to import"),
 ]
 IDS = [
     ("../../victim", "run id '../../victim': letters, digits, _ . - only"),
@@ -126,7 +130,7 @@ def test_a_run_id_that_would_name_another_directory_is_refused(export, tmp_path,
                    f"'{tmp_path / 'tmp.parquet'}') TO '{target}' "
                    f"(FORMAT parquet, KV_METADATA {{{metadata}}})")
     message = refusal(tmp_path / "here.duckdb", path)
-    assert f"x.runs.parquet: row 2: {problem}" in message
+    assert f"x.runs.parquet (runs table): row 2: {problem}" in message
     assert len(message) < 1000, "a long id is shown cut"
 
 
@@ -158,8 +162,8 @@ def test_every_problem_is_listed_and_the_cli_says_it_without_a_traceback(export,
     proc = serbench(tmp_path / "home", "import", str(path))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    assert "x.runs.parquet: rows 1, 2: started_at is empty (NULL)" in proc.stderr
-    assert "x.runs.parquet: rows 1, 2: status is not one of" in proc.stderr
+    assert "x.runs.parquet (runs table): rows 1, 2: started_at is empty (NULL)" in proc.stderr
+    assert "x.runs.parquet (runs table): rows 1, 2: status is not one of" in proc.stderr
     with Results(tmp_path / "home" / "results.duckdb") as db:
         assert db.runs() == []
 

@@ -195,7 +195,8 @@ def _problems(con, path: Path) -> list[str]:
     for table in TABLES:
         problems += _row_problems(con, companion(path, table), table)
     if not problems and not con.execute("SELECT count(*) FROM incoming_runs").fetchone()[0]:
-        problems.append(f"{companion(path, 'runs').name}: no runs: nothing to import")
+        problems.append(f"{companion(path, 'runs').name} (runs table): no runs: nothing to "
+                        "import")
     return problems
 
 
@@ -204,15 +205,14 @@ def _column_problems(con, file: Path, table: str) -> list[str]:
         "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = "
         "'temp' AND table_name = ? AND column_name != 'file_row_number'",
         [f"incoming_{table}"]).fetchall())
-    problems = []
-    for column, (kind, _) in _expected_columns(con, table).items():
-        if column not in found:
-            problems.append(f"{file.name}: no column {column} ({kind})")
-        elif found[column] != kind:
-            problems.append(f"{file.name}: column {column} is {found[column]}, an export's "
-                            f"is {kind}")
+    where, problems = f"{file.name} ({table} table)", []
     expected = _expected_columns(con, table)
-    problems += [f"{file.name}: column {column}, which no export has" for column in found
+    for column, (kind, _) in expected.items():
+        if column not in found:
+            problems.append(f"{where}: no column {column} ({kind})")
+        elif found[column] != kind:
+            problems.append(f"{where}: column {column} is {found[column]}, an export's is {kind}")
+    problems += [f"{where}: column {column}, which no export has" for column in found
                  if column not in expected]
     return problems
 
@@ -251,7 +251,7 @@ def _row_problems(con, file: Path, table: str) -> list[str]:
             f"SELECT file_row_number + 1 FROM (SELECT *, {condition} AS broken FROM "
             f"incoming_{table}) WHERE broken ORDER BY 1 LIMIT {ROWS_SHOWN + 1}").fetchall()]
         if rows:
-            problems.append(f"{file.name}: {_rows(rows)}: {what}")
+            problems.append(f"{file.name} ({table} table): {_rows(rows)}: {what}")
     return problems + _id_problems(con, file, table)
 
 
@@ -271,7 +271,8 @@ def _id_problems(con, file: Path, table: str) -> list[str]:
                 "WHERE v IS NOT NULL GROUP BY v ORDER BY 2").fetchall():
             problem = id_problem(kind, value)
             if problem:
-                problems.append(f"{file.name}: row {row}: {kind} {shown(value)}: {problem}")
+                problems.append(f"{file.name} ({table} table): row {row}: {kind} "
+                                f"{shown(value)}: {problem}")
     return problems
 
 
