@@ -18,25 +18,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import stats
+from ..tasks import TASKS
 from ..paths import home
 from ..stats import between_run_sigma
 
 
-# Measured on the 2-core development VM (serbench selfcheck of two back-to-back runs of the
-# default plan, r3 and r4): per task and per task/language, log scale. A host that ran its own
-# self-check uses its own.
+# Where a host has measured no noise of its own: each task's declared figures (TaskSpec.noise,
+# measured on the 2-core development VM), per task and per `task/language`, log scale.
 DEFAULT_SIGMA: dict[str, float] = {
-    "memory": 0.1176, "memory/cpp": 0.0369, "memory/java": 0.0382, "memory/rust": 0.0000,
-    "micro": 0.0060, "micro/cpp": 0.0062, "micro/java": 0.0174, "micro/rust": 0.0000,
-    "net_aggregate": 0.1205, "net_fetch": 0.0909, "net_fetch/cpp": 0.1055,
-    "net_fetch/rust": 0.0925, "net_sort_merge": 0.1066, "read_par": 0.0187,
-    "read_par/cpp": 0.0090, "read_par/java": 0.0205, "read_par/rust": 0.0240,
-    "read_rand": 0.0239, "read_rand/cpp": 0.0132, "read_rand/java": 0.0308,
-    "read_rand/rust": 0.0108, "read_seq": 0.0182, "read_seq/cpp": 0.0126,
-    "read_seq/java": 0.0000, "read_seq/rust": 0.0305, "sort_dedup": 0.0265,
-    "sort_dedup/cpp": 0.0169, "sort_dedup/java": 0.0151, "sort_dedup/rust": 0.0122,
-    "write": 0.0636, "write/cpp": 0.0204, "write/java": 0.0000, "write/rust": 0.0714
-}
+    f"{spec.id}/{language}" if language else spec.id: sigma
+    for spec in TASKS.values() for language, sigma in spec.noise}
 DEFAULT_SOURCE = "the development VM's, not this host's (run `serbench selfcheck`)"
 # A task without its own figure: the largest of the others (the cautious side).
 FALLBACK_SIGMA = 0.05

@@ -192,7 +192,6 @@ CELL_S = 0.15              # a request, its checks and its stored samples
 CODEC_BYTES_PER_S = 80e6   # JSON-sized bytes a method encodes or decodes per second (the mean
                            # over methods: binary ones are 10x faster, Java JSON+gzip slower)
 DISK_BYTES_PER_S = 150e6   # cold reads and writes
-SORT_PASSES = 3            # passes over the input: read and decode it, write runs, merge
 COMPRESS_BYTES_PER_S = 32e6  # the harness's own cells (sizes): gzip of the method's file, zstd
                              # beside it (100 MB of customer JSON: 2.8-3.1 s, two runs)
 DATA_BYTES_PER_S = 25e6    # making a dataset: generation, checksum and hashes
@@ -227,25 +226,9 @@ def _object_bytes(cell: Cell, sizes: Sizes) -> float:
 
 
 def _work(cell: Cell, sizes: Sizes) -> tuple[float, float]:
-    """(codec bytes, disk bytes) of one repetition."""
+    """(codec bytes, disk bytes) of one repetition, as its task declares them."""
     b = _object_bytes(cell, sizes)
-    nodes = tree_size(3)
-    if cell.task == "write":
-        return cell.n * b, cell.n * b
-    if cell.task == "sort_dedup":
-        return SORT_PASSES * cell.n * b, SORT_PASSES * cell.n * b
-    if cell.task == "micro":
-        return 2 * cell.iterations * cell.n * b, 0
-    if cell.task == "read_rand":  # cold: a page per object, at most the whole file
-        file_bytes = sizes.count(cell.dataset_dir, cell.model) * b
-        return cell.n * b, min(cell.n * cell.page_size, file_bytes) if cell.cold else 0
-    if cell.task == "net_fetch":
-        return cell.settings.get("servers", 1) * cell.n * b, 0
-    if cell.task == "net_aggregate":
-        return nodes * b, 0
-    if cell.task == "net_sort_merge":
-        return 2 * nodes * cell.n * b, 0
-    return cell.n * b, cell.n * b if cell.cold else 0  # read_seq, read_par, memory
+    return TASKS[cell.task].work(cell, b, sizes.count(cell.dataset_dir, cell.model) * b)
 
 
 def cell_seconds(cell: Cell, sizes: Sizes) -> float:

@@ -9,4 +9,5 @@ SPECS = (TaskSpec("memory", run, title="Memory", what="n objects materialized an
                   "heap grows by the retained bytes.", view="memory", depths=MATERIALIZE,
                   evicts=True,
                   counters=("objects", "retained_bytes", "retained_bytes_per_object",
-                            "peak_rss_bytes", "rss_start_bytes")),)
+                            "peak_rss_bytes", "rss_start_bytes"),
+                  noise=(("", 0.1176), ("cpp", 0.0369), ("java", 0.0382), ("rust", 0.0))),)

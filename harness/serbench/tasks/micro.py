@@ -41,9 +41,15 @@ def points(params, model: str, ns: tuple[int, ...], count: int) -> list:
             for n in ns for b in params.buffers for k in ks]
 
 
+def work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    """Every object encoded and decoded, `iterations` times; nothing on disk."""
+    return 2 * cell.iterations * cell.n * object_bytes, 0.0
+
+
 SPECS = (TaskSpec("micro", run, title="Micro: encode and decode in memory", what="Hot loops "
                   "over n objects in memory: encode each (a fresh buffer per object, or one "
                   "reused buffer), then decode and visit each.", view="micro", points=points,
                   forks_param="forks", iterated=True,
                   counters=("objects", "iterations", "encoded_bytes"),
-                  sample_keys=("encode_ns", "decode_ns")),)
+                  sample_keys=("encode_ns", "decode_ns"), work=work,
+                  noise=(("", 0.0060), ("cpp", 0.0062), ("java", 0.0174), ("rust", 0.0))),)

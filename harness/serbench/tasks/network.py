@@ -103,6 +103,21 @@ def tree_roles(params) -> dict[str, int]:
 
 
 TREE = f"a binary tree ({tree_size(3)} nodes by default)"
+
+
+# what a repetition moves, for the reproduction's estimate (its trees at the default depth)
+def fetch_work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    return cell.settings.get("servers", 1) * cell.n * object_bytes, 0.0
+
+
+def aggregate_work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    return tree_size(3) * object_bytes, 0.0
+
+
+def sort_merge_work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    return 2 * tree_size(3) * cell.n * object_bytes, 0.0
+
+
 SPECS = (
     TaskSpec("net_fetch", run, title="Network fetch", what="One client asks S servers at once "
              "for n objects each (n is per server) and writes what arrives, network page by "
@@ -112,15 +127,19 @@ SPECS = (
              "Nodes run in network namespaces on links shaped to the plan's rate (tbf; this "
              "kernel cannot emulate delay) or on loopback; each cell's counters name the network "
              "and the measured link rate.", view="net",
-             net=NetSpec(("server", "client"), fetch_points, fetch_nodes, ("client",))),
+             net=NetSpec(("server", "client"), fetch_points, fetch_nodes, ("client",)),
+             work=fetch_work,
+             noise=(("", 0.0909), ("cpp", 0.1055), ("rust", 0.0925))),
     TaskSpec("net_aggregate", run, title="Network tree aggregation", what=f"Sparse vectors "
              f"summed up {TREE}: leaves send their vector up, every other node decodes its "
              "children's sums and adds them to its own, the root writes the total; timed at "
              "the root.", view="net",
-             net=NetSpec(("leaf", "middle", "root"), aggregate_points, tree_roles)),
+             net=NetSpec(("leaf", "middle", "root"), aggregate_points, tree_roles),
+             work=aggregate_work, noise=(("", 0.1205),)),
     TaskSpec("net_sort_merge", run, title="Network tree sort-merge", what="The same tree over "
              "a model with a total order: every node sorts its n objects, merges its children's "
              "sorted streams with them and streams the result up; the root writes the whole "
              "sorted sequence; timed at the root.", view="net",
-             net=NetSpec(("leaf", "middle", "root"), sort_merge_points, tree_roles)),
+             net=NetSpec(("leaf", "middle", "root"), sort_merge_points, tree_roles),
+             work=sort_merge_work, noise=(("", 0.1066),)),
 )

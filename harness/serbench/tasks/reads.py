@@ -81,15 +81,24 @@ def thread_times(sample: dict, cell) -> str | None:
     return f"thread_ns is {times!r}, not {cell.threads} times in ns"
 
 
+def random_work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    """Cold, a page read per object, at most the whole file."""
+    disk = min(cell.n * cell.page_size, dataset_bytes) if cell.cold else 0.0
+    return cell.n * object_bytes, disk
+
+
 READ = dict(run=run, floor=BESIDE, pairs_floor=True, forks_param="read_forks", evicts=True)
 SPECS = (
     TaskSpec("read_seq", title="Sequential read", what="n consecutive objects from a seeded "
-             "start: load the index, read each page once, decode, visit every field.", **READ),
+             "start: load the index, read each page once, decode, visit every field.",
+             noise=(("", 0.0182), ("cpp", 0.0126), ("java", 0.0), ("rust", 0.0305)), **READ),
     TaskSpec("read_rand", title="Random read", what="n objects from one seeded random list "
              "shared by every method and language: look up, read the page unless it is the "
-             "current one, decode, visit every field.", **READ),
+             "current one, decode, visit every field.", work=random_work,
+             noise=(("", 0.0239), ("cpp", 0.0132), ("java", 0.0308), ("rust", 0.0108)), **READ),
     TaskSpec("read_par", title="Parallel read", what="T threads, each with its own file "
              "handle, read disjoint slices of a range (mode seq) or of the random id list (mode "
              "rand).", view="par", points=par_points, threaded=True,
-             counters=("objects", "threads", "pages_read"), check_sample=thread_times, **READ),
+             counters=("objects", "threads", "pages_read"), check_sample=thread_times,
+             noise=(("", 0.0187), ("cpp", 0.0090), ("java", 0.0205), ("rust", 0.0240)), **READ),
 )

@@ -71,6 +71,17 @@ OFFERED, NO_DEPTH, MATERIALIZE = "offered", "none", "materialize"
 BESIDE, BY_DRIVER, NO_FLOOR = "beside", "driver", "none"
 
 
+# the bytes one repetition of a cell encodes or decodes and moves to or from disk, for the
+# reproduction's estimate: (cell, JSON bytes per object, the dataset's JSON bytes)
+Work = Callable[[Cell, float, float], tuple[float, float]]
+
+
+def read_work(cell: Cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    """n objects decoded, and read from disk when cold: most reads."""
+    done = cell.n * object_bytes
+    return done, done if cell.cold else 0.0
+
+
 def each_n(params: "Params", model: str, ns: tuple[int, ...], count: int) -> list[Point]:
     """One cell per n: what most tasks make."""
     return [(n, "", 1) for n in ns]
@@ -117,3 +128,8 @@ class TaskSpec:
     iterated: bool = False        # a repetition is `iterations` passes over its objects
     # a problem with a group's params for this task (PlanError's text), or None
     check_params: Callable[["Params"], str | None] | None = None
+    work: Work = read_work        # what a repetition moves (the reproduction's estimate)
+    # its run-to-run noise where the host has measured none (compare/noise.py): log sigma of
+    # one run, the task's ("") and per language, measured on the 2-core development VM by
+    # `serbench selfcheck` of two back-to-back default runs
+    noise: tuple[tuple[str, float], ...] = ()

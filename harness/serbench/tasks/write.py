@@ -124,7 +124,13 @@ def copy_problem(source: Path, copy: Path) -> str | None:
     return None if same else f"{copy}.index places the objects elsewhere than {source}.index"
 
 
+def work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]:
+    """Every object encoded and written."""
+    return cell.n * object_bytes, cell.n * object_bytes
+
+
 SPECS = (TaskSpec("write", run, title="Write", what="Canonical objects already in memory are "
                   "encoded, packed into pages, written with their index and fsynced.",
                   points=whole_dataset, depths=NO_DEPTH, floor=BY_DRIVER, pairs_floor=True,
-                  reads_bytes=False),)
+                  reads_bytes=False, work=work,
+                  noise=(("", 0.0636), ("cpp", 0.0204), ("java", 0.0), ("rust", 0.0714))),)
