@@ -81,14 +81,14 @@ def fastest_table(tasks: dict[str, list[TaskModel]], languages: list[str]) -> Ta
                 rows.append(_row(task, tm.where, where, entries, languages, tm.noise_of))
     return Table("Fastest and slowest per language, at equal depth and setting",
                  ["task", "model", "at", *languages, "spread"], rows,
-                 "Per language: its fastest implementations, median time and multiple of the "
-                 "overall fastest, then its slowest as a multiple of its fastest. Fastest and "
-                 "slowest are sets where this run does not tell their members apart (a ≈ b: "
-                 "tied, by the rankings' rule below), and multiples are taken between the sets' "
-                 "bounds, so that a tie never inflates one: the slowest set's fastest member "
-                 "over the fastest set's slowest. (tied for fastest): the language's fastest "
-                 "are tied with the overall fastest. Spread: the same over every language. "
-                 "Labels (unsteady, trusts its bytes) follow the name, as everywhere.",
+                 "Per language: its fastest implementations (a ≈ b: this run does not tell "
+                 "them apart, by the rankings' rule below), the first one's median time and "
+                 "its multiple of the overall fastest's median; then its slowest "
+                 "implementation and its median's multiple of the language's fastest's. "
+                 "Every multiple is the ratio of the two medians it names. (tied for "
+                 "fastest): the language's fastest are tied with the overall fastest. "
+                 "Spread: the slowest median over the fastest, over every language. Labels "
+                 "(unsteady, trusts its bytes) follow the name, as everywhere.",
                  numeric=frozenset({len(languages) + 3}))
 
 
@@ -116,7 +116,8 @@ def _row(task: str, model: str, where: str, entries: list[Entry], languages: lis
          noise_of: NoiseOf) -> Row:
     overall = tied_ranks(entries, noise_of, lambda e: e.cell)
     best = overall[0][1]
-    unit = unit_for(min(e.ns for e in best))
+    fastest_overall = min(entries, key=lambda e: e.ns)
+    unit = unit_for(fastest_overall.ns)
     per_language = []
     for language in languages:
         mine = [e for e in entries if e.language == language]
@@ -124,23 +125,18 @@ def _row(task: str, model: str, where: str, entries: list[Entry], languages: lis
             per_language.append("—")
             continue
         ranked = tied_ranks(mine, noise_of, lambda e: e.cell)
-        fastest, slowest = ranked[0][1], ranked[-1][1]
+        fastest = ranked[0][1]
+        first, slowest = min(mine, key=lambda e: e.ns), max(mine, key=lambda e: e.ns)
         tied_with_best = not distinct(best[0].cell, fastest[0].cell, noise_of)
-        text = (f"{' ≈ '.join(e.name for e in fastest)} {number(unit.of(fastest[0].ns))} "
-                f"{unit.name} ({multiple(_apart(best, fastest))}"
+        text = (f"{' ≈ '.join(e.name for e in fastest)} {number(unit.of(first.ns))} "
+                f"{unit.name} ({multiple(first.ns / fastest_overall.ns)}"
                 f"{', tied for fastest' if tied_with_best else ''})")
         if len(ranked) > 1:
-            text += (f"; slowest {' ≈ '.join(e.name for e in slowest)} "
-                     f"{multiple(_apart(fastest, slowest))}")
+            text += f"; slowest {slowest.name} {multiple(slowest.ns / first.ns)}"
         per_language.append(text)
-    spread = _apart(best, overall[-1][1]) if len(overall) > 1 else 1.0
-    return Row([task, model, where, *per_language, multiple(spread)])
-
-
-def _apart(faster: list[Entry], slower: list[Entry]) -> float:
-    """How much slower one tied set is than another, between their bounds: the slower set's
-    fastest member over the faster set's slowest (1.00x when they overlap)."""
-    return max(1.0, min(e.ns for e in slower) / max(e.ns for e in faster))
+    slowest_overall = max(entries, key=lambda e: e.ns)
+    return Row([task, model, where, *per_language,
+                multiple(slowest_overall.ns / fastest_overall.ns)])
 
 
 def sizes_table(sizes: dict[str, list[SizeEntry]]) -> Table:
