@@ -275,3 +275,26 @@ def test_lines_of_code_skip_generated_files_and_keep_the_names(tmp_path):
                         "generated_files": ["drivers/x/generated/codec.rs",
                                             "drivers/x/methods/Convert.java"]}
     assert loc_counters(list(files), tmp_path)["loc"] == 5
+
+
+def stub_series(label: str, median_ns: float, cpu_share: float, floor: bool = False):
+    from types import SimpleNamespace
+    cell = SimpleNamespace(measured=True, cpu_share=cpu_share,
+                           total=SimpleNamespace(median=median_ns))
+    return SimpleNamespace(label=label, is_floor=floor, cells={100: cell})
+
+
+def test_times_spread_past_thirty_fold_read_on_a_log_axis_one_bar_each():
+    from serbench.report.plots import LOG_SPAN, cpu_io_figure, spans_widely
+    assert LOG_SPAN == 30 and not spans_widely([1, 30, None, 0]) and spans_widely([1, 31])
+    narrow = cpu_io_figure([stub_series("b", 10 * MS, 0.5), stub_series("a", MS, 0.9)], 100,
+                           "t")
+    assert [t["name"] for t in narrow["data"]] == ["cpu", "io"]
+    assert narrow["layout"]["xaxis"].get("type") != "log"
+    wide = cpu_io_figure([stub_series("slow", 100 * MS, 0.2), stub_series("fast", MS, 0.9),
+                          stub_series("floor", 0.5 * MS, 0.1, floor=True)], 100, "t")
+    [bars] = wide["data"]
+    assert wide["layout"]["xaxis"]["type"] == "log"
+    assert bars["y"] == ["floor", "fast", "slow"], "sorted by time, fastest on top"
+    assert bars["x"] == [500.0, 1000.0, 100000.0], "in µs, the unit of the fastest"
+    assert bars["customdata"] == [[0.1], [0.9], [0.2]]

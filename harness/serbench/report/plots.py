@@ -20,6 +20,9 @@ LANGUAGE_SYMBOLS = {"rust": "circle", "cpp": "square", "java": "diamond"}
 TOP_LEGEND = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left",
               "traceorder": "normal"}
 PANEL_GAP = 0.07  # between the per-depth panels, as a fraction of the plot width
+# values spread wider than this read on a log axis: on a linear one the shortest bars of a
+# 1,000x range are a few pixels (write · part's 30 leading bars filled 3 % of the width)
+LOG_SPAN = 30.0
 
 
 class Palette:
@@ -47,6 +50,19 @@ def plot_axis(title: str, log: bool = False, **extra) -> dict:
     if log:
         axis["type"] = "log"
     return axis
+
+
+def spans_widely(values) -> bool:
+    """Do the positive values spread wider than LOG_SPAN (so they read on a log axis)?"""
+    positive = [v for v in values if v is not None and v > 0]
+    return bool(positive) and max(positive) / min(positive) > LOG_SPAN
+
+
+def value_axis(title: str, values, **extra) -> dict:
+    """A bar chart's value axis: log where the values spread wider than LOG_SPAN, the title
+    saying so."""
+    log = spans_widely(values)
+    return plot_axis(f"{title}{' (log axis)' if log else ''}", log=log, **extra)
 
 
 def _group(series: Series) -> str:
@@ -177,6 +193,8 @@ def cpu_io_figure(series: list[Series], n: int, title: str) -> dict | None:
     if not rows:
         return None
     unit = unit_for(min(c.total.median for _, c in rows))
+    if spans_widely(c.total.median for _, c in rows):
+        return _total_figure(rows, unit, n, title)
     traces = []
     for floor in (True, False):
         part = [(s, c) for s, c in rows if s.is_floor == floor]
@@ -192,6 +210,30 @@ def cpu_io_figure(series: list[Series], n: int, title: str) -> dict | None:
                                 "categoryarray": [s.label for s, _ in rows]},
                          legend=TOP_LEGEND)
     return {"data": traces, "layout": layout}
+
+
+def _total_figure(rows: list, unit: TimeUnit, n: int, title: str) -> dict:
+    """Times spread wider than LOG_SPAN: one bar per row, its median total on a log axis (a
+    stacked split cannot be read there: a log axis stretches the first part), the cpu share
+    in its hover and its colour saying which dominates."""
+    bars = {"type": "bar", "orientation": "h", "name": "median total",
+            "y": [s.label for s, _ in rows], "x": [unit.of(c.total.median) for _, c in rows],
+            "marker": {"color": [FLOOR_COLOR if s.is_floor else
+                                 CPU_COLOR if c.cpu_share >= 0.5 else IO_COLOR
+                                 for s, c in rows]},
+            "customdata": [[c.cpu_share] for _, c in rows],
+            "hovertemplate": (f"%{{y}}<br>median total %{{x:,.4~g}} {unit.name}<br>median cpu "
+                              f"share %{{customdata[0]:.1%}}<extra></extra>")}
+    height = max(260, 110 + 24 * len(rows))
+    layout = plot_layout(title, height,
+                         xaxis=plot_axis(f"median total time at n = {n:,} ({unit.name}; log "
+                                         "axis): blue mostly cpu, orange mostly io, grey the "
+                                         "raw floor", log=True),
+                         yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""},
+                                "categoryorder": "array",
+                                "categoryarray": [s.label for s, _ in rows]},
+                         showlegend=False)
+    return {"data": [bars], "layout": layout}
 
 
 def _cpu_io_bar(rows: list, unit: TimeUnit, index: int, part: str, color: str,
@@ -233,7 +275,8 @@ def size_figure(bars: list[SizeBar], title: str) -> dict:
                                         "<extra></extra>"})
     height = max(260, 110 + (12 + 10 * len(traces)) * len(bars))
     layout = plot_layout(title, height, barmode="group",
-                         xaxis=plot_axis("bytes per object"),
+                         xaxis=value_axis("bytes per object",
+                                          [v for t in traces for v in t["x"]]),
                          yaxis={"autorange": "reversed", "automargin": True, "title": {"text": ""}},
                          legend=TOP_LEGEND)
     return {"data": traces, "layout": layout}

@@ -4,11 +4,12 @@ object) and micro (encode and decode per object, fresh against reused buffers, t
 size sweep). Only measured (ok) cells become numbers; the rest are listed with their status."""
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 
 from .blocks import Plot, Row, Table
 from .data import Cell
-from .plots import LANGUAGE_SYMBOLS, TOP_LEGEND, plot_axis, plot_layout
+from .plots import LANGUAGE_SYMBOLS, TOP_LEGEND, plot_axis, plot_layout, value_axis
 from .series import Series, marks, ok_status
 from .units import byte_size, number, unit_for
 
@@ -209,7 +210,9 @@ def memory_views(tm) -> list:
                             "hovertemplate": "%{y}<br>%{x:,.1f} B per object<extra></extra>"}],
                   "layout": plot_layout(f"memory · {tm.where}: retained bytes per object at "
                                         f"n = {tm.n:,}", max(260, 110 + 24 * len(at_n)),
-                                        xaxis=plot_axis("bytes per object"),
+                                        xaxis=value_axis("bytes per object", [
+                                            c.counters.get("retained_bytes_per_object", 0)
+                                            for _, c in at_n]),
                                         yaxis={"autorange": "reversed", "automargin": True})}
         blocks.append(Plot(f"plot-{tm.slug}-bytes", figure,
                            "Live heap after materializing n objects minus before, per object "
@@ -293,11 +296,19 @@ def micro_views(tm) -> list:
 
 
 def _buffer_plot(tm, measured) -> Plot:
+    # fastest on top: each implementation by its fastest round trip over both buffers
+    trip: dict[str, float] = {}
+    for s, c in measured:
+        label = _base_label(s, ("buffer",))
+        both = (per_object(c, "encode_ns") or 0) + (per_object(c, "decode_ns") or 0)
+        trip[label] = min(trip.get(label, math.inf), both)
+    order = sorted(trip, key=lambda label: (trip[label], label))
     traces = []
     for phase, key in (("encode", "encode_ns"), ("decode", "decode_ns")):
         for buffer, pattern in (("fresh", ""), ("reused", "/")):
-            chosen = [(s, c) for s, c in measured
-                      if _settings(s.key.setting).get("buffer") == buffer]
+            chosen = sorted(((s, c) for s, c in measured
+                             if _settings(s.key.setting).get("buffer") == buffer),
+                            key=lambda sc: order.index(_base_label(sc[0], ("buffer",))))
             labels = [_base_label(s, ("buffer",)) for s, _ in chosen]
             traces.append({"type": "bar", "orientation": "h", "name": f"{phase}, {buffer}",
                            "y": labels, "x": [per_object(c, key) for _, c in chosen],
@@ -307,8 +318,11 @@ def _buffer_plot(tm, measured) -> Plot:
                                             "object<extra></extra>"})
     height = max(280, 110 + 60 * len({_base_label(s, ("buffer",)) for s, _ in measured}))
     layout = plot_layout(f"micro · {tm.where}: ns per object, fresh and reused buffers", height,
-                         barmode="group", xaxis=plot_axis("ns per object"),
-                         yaxis={"autorange": "reversed", "automargin": True}, legend=TOP_LEGEND)
+                         barmode="group",
+                         xaxis=value_axis("ns per object", [v for t in traces for v in t["x"]]),
+                         yaxis={"autorange": "reversed", "automargin": True,
+                                "categoryorder": "array", "categoryarray": order},
+                         legend=TOP_LEGEND)
     return Plot(f"plot-{tm.slug}-buffers", {"data": traces, "layout": layout},
                 "Hatched: one reused output buffer; plain: a fresh buffer per object.")
 
