@@ -298,3 +298,24 @@ def test_times_spread_past_thirty_fold_read_on_a_log_axis_one_bar_each():
     assert bars["y"] == ["floor", "fast", "slow"], "sorted by time, fastest on top"
     assert bars["x"] == [500.0, 1000.0, 100000.0], "in µs, the unit of the fastest"
     assert bars["customdata"] == [[0.1], [0.9], [0.2]]
+
+
+def test_a_sort_at_one_budget_is_a_bar_per_implementation_not_a_line(tmp_path):
+    """One budget measured: no line can be drawn against it; each implementation's time is a
+    bar, fastest on top, its peak RSS beside it."""
+    path = tmp_path / "results.duckdb"
+    budget = dict(task="sort_dedup", setting="budget_bytes=65536")
+    with Results(path) as results:
+        results.begin_run(RUN, "tasks", "[[group]]", 42, PROVENANCE, {})
+        for i, (method, ns) in enumerate((("json", 90_000_000), ("handcoded", 9_000_000)), 1):
+            results.add_cell(RUN, replace(BASE, cell_id=i, method=method, **budget),
+                             ok(ns, {"runs": 7, "merge_passes": 1, "peak_rss_bytes": 9 * 2**20,
+                                     "rss_start_bytes": 8 * 2**20},
+                                phase1_ns=ns // 2, phase2_ns=ns // 2))
+        results.finish_run(RUN, "complete")
+    plot = next(b for b in section(path, "sort_dedup-trade").blocks if isinstance(b, Plot))
+    times, rss = plot.figure["data"]
+    assert times["type"] == rss["type"] == "bar"
+    assert ["json" in label for label in times["y"]] == [False, True], times["y"]
+    assert times["x"] == [pytest.approx(0.009), pytest.approx(0.09)]
+    assert "at a budget of 64.0 KiB" in plot.figure["layout"]["title"]["text"]

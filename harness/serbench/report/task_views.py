@@ -10,6 +10,9 @@ from collections import defaultdict
 from .blocks import Plot, Row, Table
 from .data import Cell
 from .plots import LANGUAGE_SYMBOLS, TOP_LEGEND, plot_axis, plot_layout, value_axis
+
+# the peak RSS beside a one-budget sort's times
+RSS_COLOR = "#9ecae9"
 from .series import Series, marks, ok_status
 from .units import byte_size, number, unit_for
 
@@ -126,7 +129,9 @@ def sort_views(tm) -> list:
                            floors.get((s.key.language, s.key.method, b)))
                  for b, s, c in points]
     blocks = []
-    if time_traces:
+    if time_traces and len({b for points in lines.values() for b, _, _ in points}) == 1:
+        blocks.append(_one_budget_plot(tm, lines))
+    elif time_traces:
         layout = plot_layout(f"sort_dedup · {tm.where}: time and peak RSS against the budget", 420,
                              xaxis=plot_axis("memory budget (bytes)", log=True, domain=[0, 0.45]),
                              yaxis=plot_axis("median time (s)"),
@@ -173,6 +178,35 @@ def _over_floor(c: Cell, floor: Cell | None, key: str) -> str:
     theirs = None if floor is None else (floor.total.median if key == "total"
                                          else floor.extra.get(key))
     return _time(ns) + (f" ({ns / theirs:.1f}x)" if ns is not None and theirs else "")
+
+
+def _one_budget_plot(tm, lines: dict) -> Plot:
+    """One budget measured: no line can be drawn against the budget; each implementation's
+    time as a bar, fastest on top (a log axis past plots.LOG_SPAN), its peak RSS beside it."""
+    bars = sorted(((label, s, c) for label, points in lines.items() for _, s, c in points),
+                  key=lambda lsc: (lsc[2].total.median, lsc[0]))
+    budget = _settings(bars[0][2].setting).get("budget_bytes", 0)
+    labels = [label for label, _, _ in bars]
+    times = [c.total.median / 1e9 for _, _, c in bars]
+    rss = [c.counters.get("peak_rss_bytes", 0) / 2**20 for _, _, c in bars]
+    traces = [{"type": "bar", "orientation": "h", "name": "median time", "y": labels,
+               "x": times, "marker": {"color": [tm.palette(s.key.method) for _, s, _ in bars]},
+               "hovertemplate": "%{y}<br>%{x:,.4~g} s<extra></extra>"},
+              {"type": "bar", "orientation": "h", "name": "peak RSS", "y": labels, "x": rss,
+               "xaxis": "x2", "marker": {"color": RSS_COLOR},
+               "hovertemplate": "%{y}<br>peak RSS %{x:,.1f} MiB<extra></extra>"}]
+    layout = plot_layout(f"sort_dedup · {tm.where}: time and peak RSS at a budget of "
+                         f"{byte_size(budget)}", max(280, 110 + 24 * len(bars)),
+                         xaxis=value_axis("median time (s)", times, domain=[0, 0.62]),
+                         xaxis2=value_axis("peak RSS (MiB)", rss, domain=[0.68, 1],
+                                           anchor="y"),
+                         yaxis={"autorange": "reversed", "automargin": True,
+                                "categoryorder": "array", "categoryarray": labels},
+                         showlegend=False)
+    return Plot(f"plot-{tm.slug}-budget", {"data": traces, "layout": layout},
+                "Left: median total time of both phases, fastest on top. Right: the driver's "
+                "peak RSS (VmHWM, reset at the task's start). One budget was measured: a plan "
+                "with several (budget_bytes) draws time and RSS against the budget.")
 
 
 def _sort_row(label: str, budget: int, c: Cell, floor: Cell | None) -> Row:
