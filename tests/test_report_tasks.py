@@ -319,3 +319,10 @@ def test_a_sort_at_one_budget_is_a_bar_per_implementation_not_a_line(tmp_path):
     assert ["json" in label for label in times["y"]] == [False, True], times["y"]
     assert times["x"] == [pytest.approx(0.009), pytest.approx(0.09)]
     assert "at a budget of 64.0 KiB" in plot.figure["layout"]["title"]["text"]
+
+
+def test_no_two_methods_share_a_colour_up_to_fifty():
+    from serbench.report.plots import METHOD_COLORS, Palette
+    methods = {f"m{i:02d}" for i in range(50)}
+    palette = Palette(methods)
+    assert len(METHOD_COLORS) == 50 and len({palette(m) for m in methods}) == 50

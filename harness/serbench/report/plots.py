@@ -25,11 +25,18 @@ PANEL_GAP = 0.07  # between the per-depth panels, as a fraction of the plot widt
 LOG_SPAN = 30.0
 
 
+# 50 distinct colours (Plotly's Dark24, then Alphabet): a run's methods (28 in the default
+# plan) each get their own, where 24 gave avro and postcard, bincode and protobuf one colour
+METHOD_COLORS = tuple(dict.fromkeys(c.lower() for c in (*qualitative.Dark24,
+                                                          *qualitative.Alphabet)))
+
+
 class Palette:
-    """One colour per method across the whole report, so a method looks the same in every plot."""
+    """One colour per method across the whole report, so a method looks the same in every plot
+    and no two methods share one (up to len(METHOD_COLORS) methods)."""
 
     def __init__(self, methods: set[str]):
-        colors = qualitative.Dark24
+        colors = METHOD_COLORS
         self._colors = {m: colors[i % len(colors)] for i, m in enumerate(sorted(methods))}
 
     def __call__(self, method: str) -> str:
