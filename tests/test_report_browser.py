@@ -150,3 +150,27 @@ def test_the_published_chapter_has_a_row_per_figure_and_links_that_land(page, tm
     targets = re.findall(r'href="#([^"]+)"', chapter)
     assert targets, "measured figures link to their cells"
     assert all(f'id="{t}"' in dom for t in targets), targets
+
+
+# after a scroll to the bottom: where the sections bar is, and whether it links every section
+BAR_PROBE = """<script>addEventListener("load", () => {
+  scrollTo(0, document.body.scrollHeight);
+  requestAnimationFrame(() => {
+    const bar = document.querySelector("nav.bar");
+    const links = [...bar.querySelectorAll("a")].map(a => a.getAttribute("href"));
+    const sections = [...document.querySelectorAll("section.top")].map(s => "#" + s.id);
+    document.body.dataset.bar = JSON.stringify({top: bar.getBoundingClientRect().top,
+      scrolled: scrollY, links: links, sections: sections});
+  });
+});</script></body>"""
+
+
+def test_the_sections_bar_stays_in_reach_while_the_page_scrolls(page, tmp_path):
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text("utf-8").replace("</body>", BAR_PROBE), "utf-8")
+    dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
+    found = re.search(r'data-bar="([^"]*)"', dom)
+    assert found, "the probe did not run"
+    bar = json.loads(html.unescape(found.group(1)))
+    assert bar["scrolled"] > 1000 and bar["top"] == 0, bar
+    assert bar["links"] == ["#", *bar["sections"]]
