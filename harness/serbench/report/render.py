@@ -90,6 +90,11 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+# a table of more rows than this is detail, collapsed under its title (the summary's never):
+# the default run's page was some 215 screens, most of it long tables under their plots
+FOLD_ROWS = 15
+
+
 def render_html(data: RunData, sections: list[Section]) -> str:
     here = files(__package__)
     template = _environment().from_string((here / "report.html.j2").read_text(encoding="utf-8"))
@@ -97,7 +102,7 @@ def render_html(data: RunData, sections: list[Section]) -> str:
     return template.render(title=title, subtitle=subtitle, warning=warning, sections=sections,
                            css=(here / "report.css").read_text(encoding="utf-8"),
                            plotly_js=get_plotlyjs(), figures_json=figures_json(sections),
-                           version=__version__, run_id=data.run.run_id)
+                           version=__version__, run_id=data.run.run_id, fold_rows=FOLD_ROWS)
 
 
 def render_run(db_path: Path, run_id: str, out_dir: Path, allow_incomplete: bool = False,
