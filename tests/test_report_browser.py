@@ -109,14 +109,14 @@ FIRST_SCREEN_PROBE = """<script>addEventListener("load", () => {
   const rows = [...summary.querySelectorAll("table tbody tr")];
   document.body.dataset.firstScreen = JSON.stringify({
     viewport: innerHeight, heading: bottom(summary.querySelector("h2")),
-    counts: bottom(summary.querySelector("dl.facts")), rows: rows.map(bottom),
+    takeaways: bottom(summary.querySelector("dl.facts.wide")), rows: rows.map(bottom),
     contents: document.querySelector("nav.toc").getBoundingClientRect().top});
 });</script></body>"""
 
 
 def test_the_summary_answers_on_a_laptops_first_screen(page, tmp_path):
     """At 1366 x 768 (the commonest laptop screen), before any scrolling: the summary's heading,
-    its counts and the first rows of the fastest-per-language table; the contents after it."""
+    its takeaways and the first rows of the answer table; the contents after it."""
     probed = tmp_path / "probed.html"
     probed.write_text(page.read_text("utf-8").replace("</body>", FIRST_SCREEN_PROBE), "utf-8")
     dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
@@ -124,7 +124,7 @@ def test_the_summary_answers_on_a_laptops_first_screen(page, tmp_path):
     assert found, "the probe did not run"
     screen = json.loads(html.unescape(found.group(1)))
     assert screen["viewport"] > 600  # the window size took effect (minus any browser chrome)
-    assert screen["heading"] < screen["counts"] <= screen["viewport"]
+    assert screen["heading"] < screen["takeaways"] <= screen["viewport"]
     visible = [b for b in screen["rows"] if b <= screen["viewport"]]
     assert len(visible) >= 3, screen
     assert screen["contents"] > screen["rows"][0]

@@ -92,7 +92,7 @@ def agreement_figures(agreed) -> dict:
 
 
 def agreement_lines(agreed) -> list[str]:
-    return [f"first table: the leaders agree (the same, or overlapping tied sets) in "
+    return [f"leaders per language: the same, or overlapping tied sets, in "
             f"{agreed.leaders_agree} of {agreed.entries} entries ({agreed.leaders_share:.1%}); "
             f"median leader set {agreed.median_leader_set:g}",
             f"compare: {agreed.cells_flagged} of {agreed.cells} cells flagged "

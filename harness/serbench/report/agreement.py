@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from .. import stats
 from ..compare import Comparison
 from ..compare.noise import sigma_from_residuals
+from .leaders import compared_groups
 from .series import tied_ranks
-from .summary import compared_groups
 from .tasks import TaskModel
 
 
 def leaders(tasks: dict[str, list[TaskModel]]) -> dict[tuple, frozenset[str]]:
     """(task, model, where, language) -> the names of the language's fastest tied set, as
-    the report's first table names them."""
+    each task section's per-language table names them."""
     found = {}
     for task, models in tasks.items():
         for tm in models:

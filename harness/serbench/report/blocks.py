@@ -20,6 +20,8 @@ class Row:
     # (label, section id) pairs: where the row's numbers come from, in the table's
     # `links_column`, so a reader can click through to the plots
     links: tuple[tuple[str, str], ...] = ()
+    strip: object = None  # a strip.Strip drawn in the table's `strip_column` (HTML only)
+    accent: str = ""      # a colour marking the table's `accent_column` (its language's)
 
 
 def badge_kind(row_kind: str) -> str:
@@ -36,6 +38,8 @@ class Table:
     numeric: frozenset[int] = frozenset()  # right-aligned column indices
     badge: int | None = None               # column whose value is a status marker
     links_column: str = ""                 # a last column of each row's links, titled so
+    strip_column: str = ""                 # a last column of each row's strip, titled so
+    accent_column: int | None = None       # column marked in each row's accent colour
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Facts:
     A label in `links` makes its value a link to the section of that id."""
     items: list[tuple[str, str]]
     links: dict[str, str] = field(default_factory=dict)
+    wide: bool = False  # one item per line across the page (takeaways), not a grid
 
 
 @dataclass

@@ -16,6 +16,13 @@ FLOOR_COLOR = "#6b6b6b"
 CPU_COLOR, IO_COLOR = "#4c78a8", "#f58518"
 SIZE_COLORS = {"encoded": "#4c78a8", "gzip": "#54a24b", "zstd": "#b279a2"}
 LANGUAGE_SYMBOLS = {"rust": "circle", "cpp": "square", "java": "diamond"}
+# one colour per language wherever languages, not methods, are told apart (ColorBrewer's Dark2,
+# safe for the common colour-vision deficiencies); a language this harness does not know: ink
+LANGUAGE_COLORS = {"rust": "#d95f02", "cpp": "#1b9e77", "java": "#7570b3"}
+
+
+def language_color(language: str) -> str:
+    return LANGUAGE_COLORS.get(language, FONT["color"])
 # a one-row legend above the plot, left (the mode bar is on the right), cpu before io
 TOP_LEGEND = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "xanchor": "left",
               "traceorder": "normal"}

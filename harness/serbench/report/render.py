@@ -6,6 +6,7 @@ from importlib.resources import files
 from pathlib import Path
 
 import jinja2
+import markupsafe
 from plotly.offline import get_plotlyjs
 
 from .. import __version__
@@ -21,6 +22,7 @@ from .provenance import provenance_section
 from .reproduction import Measured, network_findings_section, published_section
 from .size_views import size_entries, sizes_section
 from .status import status_section
+from .strip import svg
 from .summary import summary_section
 from .tasks import TaskModel, task_models, task_section
 
@@ -85,6 +87,7 @@ def _environment() -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined)
     env.filters["css"] = css_class
     env.filters["badge"] = lambda kind: css_class(badge_kind(kind))
+    env.filters["strip"] = lambda strip: markupsafe.Markup(svg(strip))  # escaped by svg()
     for name, kind in (("plot", Plot), ("table", Table), ("details", Details), ("facts", Facts)):
         env.tests[name] = lambda block, kind=kind: isinstance(block, kind)
     return env

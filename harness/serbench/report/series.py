@@ -182,7 +182,7 @@ def _setup(k: SeriesKey) -> tuple:
     return (k.language, k.setting, k.dataset, k.threads, k.page_size, k.cold)
 
 
-def _own_floor(s: Series, series: list[Series], n: int | None) -> Cell | None:
+def own_floor(s: Series, series: list[Series], n: int | None) -> Cell | None:
     """The raw read of the file this series' method wrote, same language and setup."""
     for other in series:
         if other.is_floor and other.key.variant == s.key.method and \
@@ -266,7 +266,7 @@ def _ranking(depth: str, group: list[Series], floors: list[Series], everything: 
     def over_floor(s: Series, cell: Cell) -> float | None:
         if cell.over_paired_floor is not None:
             return cell.over_paired_floor
-        own = _own_floor(s, everything, n)
+        own = own_floor(s, everything, n)
         return cell.total.median / own.total.median if own else None
 
     rows = [RankRow("floor", s, c, ratio(c), "ok", _problems_elsewhere(s, n))

@@ -14,6 +14,7 @@ from ..compare.noise import DEFAULT, Profile
 from ..tasks import task_spec
 from .blocks import Plot, Row, Section, Table
 from .data import EVICTING, Cell
+from .leaders import language_table, languages_of
 from .net_views import net_views
 from .plots import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
@@ -270,7 +271,9 @@ def task_section(task: str, models: list[TaskModel]) -> Section | None:
     cells = [c for tm in models for s in tm.series for c in s.cells.values()]
     intro = f"{spec.what} {cache_note(cells)}" if task in EVICTING else spec.what
     section = Section(f"task-{task}", spec.title, intro)
+    languages = languages_of(cells)
     for tm in models:
-        blocks = [block for build in spec.builders for block in build(tm)]
+        blocks = [*language_table(tm, languages),
+                  *(block for build in spec.builders for block in build(tm))]
         section.children.append(Section(tm.slug, f"{spec.title} · {tm.where}", blocks=blocks))
     return section

@@ -126,20 +126,20 @@ SPECS = (
              "shipped as they are), decode (as disk, and the client decodes every object). "
              "Nodes run in network namespaces on links shaped to the plan's rate (tbf; this "
              "kernel cannot emulate delay) or on loopback; each cell's counters name the network "
-             "and the measured link rate.", view="net",
+             "and the measured link rate.", view="net", family="network",
              net=NetSpec(("server", "client"), fetch_points, fetch_nodes, ("client",)),
              work=fetch_work,
              noise=(("", 0.0909), ("cpp", 0.1055), ("rust", 0.0925))),
     TaskSpec("net_aggregate", run, title="Network tree aggregation", what=f"Sparse vectors "
              f"summed up {TREE}: leaves send their vector up, every other node decodes its "
              "children's sums and adds them to its own, the root writes the total; timed at "
-             "the root.", view="net",
+             "the root.", view="net", family="network",
              net=NetSpec(("leaf", "middle", "root"), aggregate_points, tree_roles),
              work=aggregate_work, noise=(("", 0.1205),)),
     TaskSpec("net_sort_merge", run, title="Network tree sort-merge", what="The same tree over "
              "a model with a total order: every node sorts its n objects, merges its children's "
              "sorted streams with them and streams the result up; the root writes the whole "
-             "sorted sequence; timed at the root.", view="net",
+             "sorted sequence; timed at the root.", view="net", family="network",
              net=NetSpec(("leaf", "middle", "root"), sort_merge_points, tree_roles),
              work=sort_merge_work, noise=(("", 0.1066),)),
 )

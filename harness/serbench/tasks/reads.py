@@ -87,7 +87,8 @@ def random_work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float,
     return cell.n * object_bytes, disk
 
 
-READ = dict(run=run, floor=BESIDE, pairs_floor=True, forks_param="read_forks", evicts=True)
+READ = dict(run=run, floor=BESIDE, pairs_floor=True, forks_param="read_forks", evicts=True,
+            family="reads")
 SPECS = (
     TaskSpec("read_seq", title="Sequential read", what="n consecutive objects from a seeded "
              "start: load the index, read each page once, decode, visit every field.",

@@ -129,6 +129,8 @@ class TaskSpec:
     # a problem with a group's params for this task (PlanError's text), or None
     check_params: Callable[["Params"], str | None] | None = None
     work: Work = read_work        # what a repetition moves (the reproduction's estimate)
+    # the tasks a report's takeaways speak of together ("reads"); "": the task alone, by title
+    family: str = ""
     # its run-to-run noise where the host has measured none (compare/noise.py): log sigma of
     # one run, the task's ("") and per language, measured on the 2-core development VM by
     # `serbench selfcheck` of two back-to-back default runs
