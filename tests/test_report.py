@@ -23,6 +23,7 @@ from serbench.report.blocks import Plot
 from serbench.cli.report import report_command
 from serbench.report.data import Cell
 from serbench.report.plots import Palette
+from serbench.report.size_views import size_entries
 from serbench.report.tasks import task_models, task_section
 from serbench.report.units import multiple, number, unit_for
 from serbench.results import Results
@@ -555,6 +556,20 @@ def test_sizes_per_method_and_model(rendered):
     fig = figures(rendered["html"])["plot-sizes-trade"]
     assert [t["name"] for t in fig["data"]] == ["encoded", "gzip"]  # no zstd counters
     assert fig["layout"]["xaxis"]["title"]["text"] == "bytes per object"
+    # the languages that write the same bytes share a bar, smallest first
+    assert fig["data"][0]["y"] == ["protobuf (rust, cpp, java)", "handcoded (rust, cpp, java)",
+                                   "json (rust, cpp, java)", "java_builtin (java)"]
+    assert fig["data"][0]["x"] == [130, 185, 262, 340]
+
+
+def test_a_write_floor_has_no_size_of_its_own():
+    """The write floor's file is a byte copy of its method's: its counters are not a size."""
+    def write(method, variant):
+        return Cell(1, "rust", "write", "trade", method, "", variant, "default", COUNT, 1, 262144,
+                    False, "ok", "", "", "", COUNT, "", COUNT, "", "",
+                    {"objects": COUNT, "avg_object_bytes": 185.0})
+    entries = size_entries([write("handcoded", ""), write("raw", "handcoded")])
+    assert [(e.method, e.variant) for e in entries["trade"]] == [("handcoded", "")]
 
 
 def test_published_figures_beside_measured(rendered):

@@ -231,9 +231,13 @@ def test_the_cpu_share_is_the_median_of_each_repetitions_share(split_db):
 def test_cpu_io_bars_stack_to_the_median_total_split_by_the_median_cpu_share(split_db):
     plot = next(b for b in section(split_db, "write-trade").blocks
                 if isinstance(b, Plot) and b.id == "plot-write-trade-cpuio")
-    cpu, io = plot.figure["data"]
+    cpu, io, whiskers = plot.figure["data"]
     # 80 ms × 0.9 = 72 ms of cpu, the other 8 ms io: the stack is the median total
     assert (cpu["name"], io["name"]) == ("cpu", "io")
+    # at its end, the repetitions' min–max (30 and 100 ms) around the median
+    assert whiskers["name"] == "min–max" and whiskers["x"] == [pytest.approx(80.0)]
+    assert whiskers["error_x"]["arrayminus"] == [pytest.approx(50.0)]
+    assert whiskers["error_x"]["array"] == [pytest.approx(20.0)]
     assert cpu["x"] == [pytest.approx(72.0)] and io["x"] == [pytest.approx(8.0)]
     assert cpu["customdata"] == [[pytest.approx(80.0), pytest.approx(0.9)]]
     assert io["customdata"] == [[pytest.approx(80.0), pytest.approx(0.1)]]
@@ -280,7 +284,8 @@ def test_lines_of_code_skip_generated_files_and_keep_the_names(tmp_path):
 def stub_series(label: str, median_ns: float, cpu_share: float, floor: bool = False):
     from types import SimpleNamespace
     cell = SimpleNamespace(measured=True, cpu_share=cpu_share,
-                           total=SimpleNamespace(median=median_ns))
+                           total=SimpleNamespace(median=median_ns, low=0.9 * median_ns,
+                                                 high=1.2 * median_ns))
     return SimpleNamespace(label=label, is_floor=floor, cells={100: cell})
 
 
@@ -289,12 +294,14 @@ def test_times_spread_past_thirty_fold_read_on_a_log_axis_one_bar_each():
     assert LOG_SPAN == 30 and not spans_widely([1, 30, None, 0]) and spans_widely([1, 31])
     narrow = cpu_io_figure([stub_series("b", 10 * MS, 0.5), stub_series("a", MS, 0.9)], 100,
                            "t")
-    assert [t["name"] for t in narrow["data"]] == ["cpu", "io"]
+    assert [t["name"] for t in narrow["data"]] == ["cpu", "io", "min–max"]
     assert narrow["layout"]["xaxis"].get("type") != "log"
     wide = cpu_io_figure([stub_series("slow", 100 * MS, 0.2), stub_series("fast", MS, 0.9),
                           stub_series("floor", 0.5 * MS, 0.1, floor=True)], 100, "t")
-    [bars] = wide["data"]
+    bars, whiskers = wide["data"]
     assert wide["layout"]["xaxis"]["type"] == "log"
+    assert whiskers["error_x"]["array"] == [pytest.approx(100.0), pytest.approx(200.0),
+                                            pytest.approx(20000.0)]
     assert bars["y"] == ["floor", "fast", "slow"], "sorted by time, fastest on top"
     assert bars["x"] == [500.0, 1000.0, 100000.0], "in µs, the unit of the fastest"
     assert bars["customdata"] == [[0.1], [0.9], [0.2]]

@@ -215,7 +215,8 @@ def cpu_io_figure(series: list[Series], n: int, title: str) -> dict | None:
         if part:
             traces += [_cpu_io_bar(part, unit, i, name, color, floor)
                        for i, (name, color) in enumerate((("cpu", CPU_COLOR), ("io", IO_COLOR)))]
-    height = max(260, 110 + 24 * len(rows))
+    traces.append(min_max_whiskers(rows, unit))
+    height = bar_chart_height(len(rows))
     layout = plot_layout(title, height, barmode="stack",
                          xaxis=plot_axis(f"median total time at n = {n:,} ({unit.name}), "
                                          "split by the median cpu share"),
@@ -238,7 +239,7 @@ def _total_figure(rows: list, unit: TimeUnit, n: int, title: str) -> dict:
             "customdata": [[c.cpu_share] for _, c in rows],
             "hovertemplate": (f"%{{y}}<br>median total %{{x:,.4~g}} {unit.name}<br>median cpu "
                               f"share %{{customdata[0]:.1%}}<extra></extra>")}
-    height = max(260, 110 + 24 * len(rows))
+    height = bar_chart_height(len(rows))
     layout = plot_layout(title, height,
                          xaxis=plot_axis(f"median total time at n = {n:,} ({unit.name}; log "
                                          "axis): blue mostly cpu, orange mostly io, grey the "
@@ -247,7 +248,30 @@ def _total_figure(rows: list, unit: TimeUnit, n: int, title: str) -> dict:
                                 "categoryorder": "array",
                                 "categoryarray": [s.label for s, _ in rows]},
                          showlegend=False)
-    return {"data": [bars], "layout": layout}
+    return {"data": [bars, min_max_whiskers(rows, unit)], "layout": layout}
+
+
+# a bar per row: 17 px each is as tight as a label of 13 px reads (the default run's 75-bar
+# charts were 1,900 px tall at 24)
+BAR_PX = 17
+
+
+def bar_chart_height(bars: int) -> int:
+    return max(260, 110 + BAR_PX * bars)
+
+
+def min_max_whiskers(rows: list, unit: TimeUnit) -> dict:
+    """Each bar's min–max over its measured repetitions, as whiskers around its median (its
+    interval: a bar alone does not say how sure it is)."""
+    return {"type": "scatter", "mode": "markers", "name": "min–max",
+            "y": [s.label for s, _ in rows], "x": [unit.of(c.total.median) for _, c in rows],
+            "marker": {"size": 4, "color": "#222", "symbol": "line-ns-open"},
+            "error_x": {"type": "data", "symmetric": False, "color": "#222", "thickness": 1,
+                        "width": 3,
+                        "array": [unit.of(c.total.high - c.total.median) for _, c in rows],
+                        "arrayminus": [unit.of(c.total.median - c.total.low) for _, c in rows]},
+            "hovertemplate": (f"%{{y}}<br>median %{{x:,.4~g}} {unit.name}, min–max over the "
+                              "measured repetitions<extra></extra>")}
 
 
 def _cpu_io_bar(rows: list, unit: TimeUnit, index: int, part: str, color: str,
@@ -287,7 +311,7 @@ def size_figure(bars: list[SizeBar], title: str) -> dict:
                        "marker": {"color": SIZE_COLORS[kind]},
                        "hovertemplate": f"%{{y}}<br>{kind} %{{x:,.0f}} B per object"
                                         "<extra></extra>"})
-    height = max(260, 110 + (12 + 10 * len(traces)) * len(bars))
+    height = max(260, 110 + (8 + 8 * len(traces)) * len(bars))
     layout = plot_layout(title, height, barmode="group",
                          xaxis=value_axis("bytes per object",
                                           [v for t in traces for v in t["x"]]),

@@ -61,7 +61,8 @@ def size_entries(cells: list[Cell]) -> dict[str, list[SizeEntry]]:
     largest write."""
     chosen: dict[tuple, Cell] = {}
     for cell in cells:
-        if cell.status != "ok" or cell.task not in SIZE_TASKS or \
+        # a write floor's file is a byte copy of its method's: no size of its own
+        if cell.status != "ok" or cell.task not in SIZE_TASKS or cell.is_floor or \
                 "avg_object_bytes" not in cell.counters:
             continue
         key = (cell.model, cell.language, cell.method, cell.variant)
@@ -165,8 +166,24 @@ def sizes_section(entries: dict[str, list[SizeEntry]]) -> Section | None:
                       "when present, else from the largest write); compressed: the gzip or zstd "
                       "size of the whole data file divided by its objects.")
     for model, model_entries in entries.items():
-        bars = [SizeBar(e.label, e.avg, e.gzip, e.zstd) for e in model_entries]
-        plot = Plot(f"plot-sizes-{model}", size_figure(bars, f"{model}: bytes per object"))
+        plot = Plot(f"plot-sizes-{model}", size_figure(size_bars(model_entries),
+                                                       f"{model}: bytes per object"),
+                    "One bar per method where its languages write the same bytes (the "
+                    "languages in brackets), else one per language.")
         section.children.append(Section(f"sizes-{model}", f"Sizes · {model}",
                                         blocks=[plot, size_table(model, model_entries)]))
     return section
+
+
+def size_bars(entries: list[SizeEntry]) -> list[SizeBar]:
+    """A bar per method whose languages' (and variants') files hold the same bytes per object
+    (cross-language formats, most of them), naming them; else a bar per language."""
+    same: dict[tuple, list[SizeEntry]] = defaultdict(list)
+    for e in entries:
+        same[(e.method, e.avg, e.gzip, e.zstd)].append(e)
+    return [SizeBar(f"{method} ({', '.join(_who(e) for e in group)})", avg, gzip, zstd)
+            for (method, avg, gzip, zstd), group in same.items()]
+
+
+def _who(e: SizeEntry) -> str:
+    return " ".join(filter(None, [e.language, e.variant]))
