@@ -266,7 +266,9 @@ def section_html(html, section_id):
 def markdown_table(md, title):
     """Rows of the Markdown table under **title**, as lists of cell strings."""
     lines = md.splitlines()
-    start = lines.index(f"**{title}**") + 2
+    start = lines.index(f"**{title}**") + 1
+    while not lines[start].startswith("|"):  # past a note said above the rows
+        start += 1
     rows = []
     for line in lines[start + 2:]:
         if not line.startswith("|"):
@@ -649,3 +651,19 @@ def test_units_and_numbers():
     assert unit_for(2.5e6).name == "ms" and unit_for(3e9).name == "s"
     assert number(12345.6) == "12,346" and number(12.34) == "12.3" and number(1.234) == "1.23"
     assert multiple(1) == "1.00x" and multiple(12.34) == "12.3x" and multiple(1234) == "1,234x"
+
+
+def test_a_column_every_row_shares_is_said_once_above_the_rows():
+    from serbench.report.blocks import Row, Table, said_once
+    t = Table("t", ["name", "link", "time", "status"],
+              [Row(["a", "1 Gbit/s", "2", "ok"]), Row(["b", "1 Gbit/s", "3", "ok"]),
+               Row(["c", "", "", "failed"], kind="failed")], numeric=frozenset({2}), badge=3)
+    shared = said_once(t, ("link", "time", "status"))
+    # only the named column holding one value (an empty cell holds none) goes; the rest and
+    # their roles (numeric, badge) follow their new places
+    assert shared.columns == ["name", "time", "status"]
+    assert [r.values for r in shared.rows] == [["a", "2", "ok"], ["b", "3", "ok"],
+                                               ["c", "", "failed"]]
+    assert (shared.numeric, shared.badge) == (frozenset({1}), 2)
+    assert shared.note == "Every row: link: 1 Gbit/s."
+    assert said_once(Table("t", ["link"], [Row(["x"])]), ("link",)).columns == ["link"]

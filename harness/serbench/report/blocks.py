@@ -1,7 +1,7 @@
 """The report's content as plain data, rendered twice: to HTML (with plots) and to Markdown."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,33 @@ class Table:
     links_column: str = ""                 # a last column of each row's links, titled so
     strip_column: str = ""                 # a last column of each row's strip, titled so
     accent_column: int | None = None       # column marked in each row's accent colour
+    note: str = ""                         # said above the rows (what every row shares)
+
+
+def said_once(table: Table, names: tuple[str, ...]) -> Table:
+    """The table without those of the `names` columns in which every row that has a value
+    holds the same one, each said once in its note instead ("network: tbf 1 Gbit/s"): a
+    column repeating one setting down a long table only makes it taller."""
+    if len(table.rows) < 2:
+        return table
+    constant = {}
+    for i, name in enumerate(table.columns):
+        values = {r.values[i] for r in table.rows if r.values[i]}
+        if name in names and len(values) == 1:
+            constant[i] = values.pop()
+    if not constant:
+        return table
+    keep = [i for i in range(len(table.columns)) if i not in constant]
+    moved = {old: new for new, old in enumerate(keep)}
+    said = "; ".join(f"{table.columns[i]}: {value}" for i, value in constant.items())
+    return replace(
+        table, columns=[table.columns[i] for i in keep],
+        rows=[replace(r, values=[r.values[i] for i in keep]) for r in table.rows],
+        numeric=frozenset(moved[i] for i in table.numeric if i in moved),
+        badge=moved.get(table.badge) if table.badge is not None else None,
+        accent_column=moved.get(table.accent_column) if table.accent_column is not None
+        else None,
+        note="; ".join(filter(None, [table.note, f"Every row: {said}."])))
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ def _cell(value: str) -> str:
 def table(t: Table) -> list[str]:
     columns = t.columns + [t.links_column] * bool(t.links_column)
     align = ["---:" if i in t.numeric else "---" for i in range(len(columns))]
-    lines = [f"**{t.title}**", "", "| " + " | ".join(map(_cell, columns)) + " |",
-             "| " + " | ".join(align) + " |"]
+    lines = [f"**{t.title}**", "", *([t.note, ""] if t.note else []),
+             "| " + " | ".join(map(_cell, columns)) + " |", "| " + " | ".join(align) + " |"]
     for row in t.rows:
         # statuses other than ok stand out, as their badges do in the page
         values = [f"**{v}**" if i == t.badge and badge_kind(row.kind) != "ok" else v

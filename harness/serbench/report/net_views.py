@@ -10,7 +10,7 @@ over density, its time against density; for cells swept over link settings, time
 link rate (link_views.py)."""
 from __future__ import annotations
 
-from .blocks import Row, Table
+from .blocks import Row, Table, said_once
 from .link_views import link_views
 from .data import host_name
 from .net_cells import cell_marks, gbit, network_note, node_host, transfer_floor_ns
@@ -56,9 +56,10 @@ def net_views(tm) -> list:
                          byte_size(c.counters.get("bytes_moved", 0)), network_note(c),
                          multiple(c.total.median / floor) if floor else "—", node,
                          ok_status(c)]))
-    blocks = [Table(f"{tm.task} · {tm.model}: network", columns,
-                    rows + status_rows(series_cells(tm), len(columns)),
-                    numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1)]
+    blocks = [said_once(Table(f"{tm.task} · {tm.model}: network", columns,
+                              rows + status_rows(series_cells(tm), len(columns)),
+                              numeric=frozenset({1, 2, 3, 5}), badge=len(columns) - 1),
+                        ("n", "network"))]
     blocks += language_views(tm)
     blocks += density_views(tm.task, tm.model, measured)
     blocks += link_views(tm, measured)
