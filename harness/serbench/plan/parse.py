@@ -13,7 +13,7 @@ from ..ids import IdError, checked
 from ..models import MODELS
 from ..params import BY_NAME, CLUSTER_KEYS, ParamError, Params, check
 from ..tasks import TASKS
-from .schema import DATA_GENERATORS, DEFAULT_TASKS, EMBEDDED, ID_PATTERN, Group, Plan, PlanError
+from .schema import DATA_GENERATORS, EMBEDDED, ID_PATTERN, Group, Plan, PlanError
 
 
 def load_plan(path: Path | None = None) -> Plan:
@@ -136,8 +136,8 @@ class _Checker:
             raise self.error(f"{where}.methods", "the raw floor is not a method to list; "
                                                  "it is added by raw = true")
         tasks = lists.pop("tasks")
-        if tasks is None:
-            tasks = DEFAULT_TASKS
+        if tasks is None:  # "*"
+            tasks = tuple(task for task, spec in TASKS.items() if spec.starred)
         for task in tasks:
             if task not in TASKS:
                 raise self.error(f"{where}.tasks", f"unknown task {task!r}; known: "

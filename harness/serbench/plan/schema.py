@@ -19,7 +19,7 @@ n = [100, 1000, 10000]            # params.py (PARAMS) and listed in docs/plans.
                                   # the cluster keys are run-wide: [params] only
 
 [[group]]                         # one or more; each is a product of its lists
-tasks = ["write", "read_seq", "read_rand"]   # any of tasks.TASKS ("*": these three)
+tasks = ["write", "read_seq", "read_rand"]   # any of tasks.TASKS ("*": those starred there)
 models = "*"                      # "*" or a list; likewise methods, languages, depths, variants
 methods = "*"                     # "*" = every method the driver's info offers
 languages = "*"                   # "*" = every driver found
@@ -47,7 +47,6 @@ from pathlib import Path
 
 from ..params import Params
 
-DEFAULT_TASKS = ("write", "read_seq", "read_rand")
 ID_PATTERN = re.compile(r"[a-z][a-z0-9_]*")  # fullmatch: `$` would let a newline end it
 EMBEDDED = ("default", "full", "figures", "floors", "network", "link_speed", "reproduce",
             "reproduce_quick")

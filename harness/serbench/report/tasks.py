@@ -97,24 +97,21 @@ def cpu_io_plot(tm: TaskModel) -> list:
 
 def _io_meaning(task: str) -> str:
     # a network node also blocks on its sockets (PROTOCOL.md, network tasks)
-    if task.startswith("net_"):
+    if (spec := task_spec(task)) is not None and spec.net is not None:
         return "time the timing node (client or root) was blocked in socket and file calls"
     return "time inside read/write/fsync calls"
 
 
 def _floor_meaning(task: str) -> str:
-    if task == "write":
-        return ("the fastest write floor: a method's own file written again from its objects' "
-                "bytes, loaded before timing (the same pages, index and fsyncs, no encoding)")
-    return "the fastest raw read of any method's file"
+    spec = task_spec(task)
+    return (spec and spec.floor_is) or "the fastest raw read of any method's file"
 
 
 def _own_floor_meaning(task: str) -> str:
-    if task == "write":
-        return ("the median over the write floor of the method's own file, i.e. what encoding "
-                "adds to writing its bytes.")
-    return ("the median over the raw read of the file the same method wrote, i.e. what "
-            "decoding and visiting add to reading the bytes.")
+    spec = task_spec(task)
+    return (spec and spec.over_floor_is) or (
+        "the median over the raw read of the file the same method wrote, i.e. what decoding "
+        "and visiting add to reading the bytes.")
 
 
 TIE_RULE = ("A new rank begins only at a row this run sets apart from the fastest row of the "

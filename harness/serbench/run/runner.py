@@ -649,7 +649,7 @@ def _before_timing(runner: Runner) -> dict:
     and, with a cluster, every host checked and given the units' datasets; the run params
     that say where the cells run."""
     for cell in runner.cells:
-        if cell.task != "write" and not cell.unsupported and cell.method != RAW:
+        if not cell.unsupported and cell.method != RAW:
             runner.dataset_hashes(cell)
     languages = {lang for cell in runner.cells if not cell.unsupported
                  for lang in (cell.language, *chain(*cell.roles.values()))}

@@ -92,11 +92,13 @@ READ = dict(run=run, floor=BESIDE, pairs_floor=True, forks_param="read_forks", e
 SPECS = (
     TaskSpec("read_seq", title="Sequential read", what="n consecutive objects from a seeded "
              "start: load the index, read each page once, decode, visit every field.",
-             noise=(("", 0.0182), ("cpp", 0.0126), ("java", 0.0), ("rust", 0.0305)), **READ),
+             noise=(("", 0.0182), ("cpp", 0.0126), ("java", 0.0), ("rust", 0.0305)), starred=True,
+             **READ),
     TaskSpec("read_rand", title="Random read", what="n objects from one seeded random list "
              "shared by every method and language: look up, read the page unless it is the "
              "current one, decode, visit every field.", work=random_work,
-             noise=(("", 0.0239), ("cpp", 0.0132), ("java", 0.0308), ("rust", 0.0108)), **READ),
+             noise=(("", 0.0239), ("cpp", 0.0132), ("java", 0.0308), ("rust", 0.0108)), starred=True,
+             **READ),
     TaskSpec("read_par", title="Parallel read", what="T threads, each with its own file "
              "handle, read disjoint slices of a range (mode seq) or of the random id list (mode "
              "rand).", view="par", points=par_points, threaded=True,

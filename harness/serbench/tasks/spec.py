@@ -131,6 +131,11 @@ class TaskSpec:
     work: Work = read_work        # what a repetition moves (the reproduction's estimate)
     # the tasks a report's takeaways speak of together ("reads"); "": the task alone, by title
     family: str = ""
+    starred: bool = False         # a plan group's `tasks = "*"` includes it (the core tasks)
+    # a report's words for its floor, where it is not a read's raw floor: what the fastest
+    # floor is, and what a time over its method's own floor says
+    floor_is: str = ""
+    over_floor_is: str = ""
     # its run-to-run noise where the host has measured none (compare/noise.py): log sigma of
     # one run, the task's ("") and per language, measured on the 2-core development VM by
     # `serbench selfcheck` of two back-to-back default runs

@@ -132,5 +132,10 @@ def work(cell, object_bytes: float, dataset_bytes: float) -> tuple[float, float]
 SPECS = (TaskSpec("write", run, title="Write", what="Canonical objects already in memory are "
                   "encoded, packed into pages, written with their index and fsynced.",
                   points=whole_dataset, depths=NO_DEPTH, floor=BY_DRIVER, pairs_floor=True,
-                  reads_bytes=False, work=work,
+                  reads_bytes=False, work=work, starred=True,
+                  floor_is="the fastest write floor: a method's own file written again from "
+                  "its objects' bytes, loaded before timing (the same pages, index and fsyncs, "
+                  "no encoding)",
+                  over_floor_is="the median over the write floor of the method's own file, "
+                  "i.e. what encoding adds to writing its bytes.",
                   noise=(("", 0.0636), ("cpp", 0.0204), ("java", 0.0), ("rust", 0.0714))),)
