@@ -116,7 +116,13 @@ def test_read_par_shows_throughput_and_speedup_per_thread_count(db):
     assert [(r.values[1], r.values[3], r.values[4]) for r in rows] == [
         ("1", f"{N / 2_000_001e-9:,.0f}", "1.00x"), ("2", f"{N / 1_000_001e-9:,.0f}", "2.00x")]
     plot = next(b for b in sec.blocks if isinstance(b, Plot))
-    assert plot.figure["data"][0]["x"] == [1, 2]
+    line = plot.figure["data"][0]
+    assert line["x"] == [1, 2]
+    # whiskers: the rate at the slowest and the fastest repetition (2,000,000-2,000,002 ns at
+    # one thread, the median 2,000,001)
+    assert line["error_y"]["arrayminus"][0] == pytest.approx(N / 2_000_001e-9
+                                                             - N / 2_000_002e-9)
+    assert line["error_y"]["array"][0] == pytest.approx(N / 2_000_000e-9 - N / 2_000_001e-9)
 
 
 def test_sort_dedup_shows_phases_and_peak_rss_per_budget(db):
@@ -325,6 +331,8 @@ def test_a_sort_at_one_budget_is_a_bar_per_implementation_not_a_line(tmp_path):
     assert times["type"] == rss["type"] == "bar"
     assert ["json" in label for label in times["y"]] == [False, True], times["y"]
     assert times["x"] == [pytest.approx(0.009), pytest.approx(0.09)]
+    # min–max whiskers: the repetitions took ns, ns + 1 and ns + 2 (the median)
+    assert times["error_x"]["arrayminus"] == [pytest.approx(1e-9), pytest.approx(1e-9)]
     assert "at a budget of 64.0 KiB" in plot.figure["layout"]["title"]["text"]
 
 

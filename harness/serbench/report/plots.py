@@ -179,9 +179,8 @@ def _time_trace(s: Series, unit: TimeUnit, palette: Palette, axes: str,
         # a floor repeats in every panel but is listed in the legend once
         "showlegend": first_panel or not s.is_floor,
         "x": [c.n for c in cells], "y": med,
-        "error_y": {"type": "data", "symmetric": False, "thickness": 1, "width": 3,
-                    "array": [unit.of(c.total.high) - m for c, m in zip(cells, med)],
-                    "arrayminus": [m - unit.of(c.total.low) for c, m in zip(cells, med)]},
+        "error_y": whiskers(med, [unit.of(c.total.low) for c in cells],
+                            [unit.of(c.total.high) for c in cells]),
         "customdata": [[unit.of(c.total.low), unit.of(c.total.high), c.reps] for c in cells],
         "hovertemplate": (f"<b>{s.label}</b><br>n = %{{x:,}}<br>median %{{y:,.4~g}} {unit.name}"
                           f"<br>min–max %{{customdata[0]:,.4~g}}–%{{customdata[1]:,.4~g}} "
@@ -260,16 +259,23 @@ def bar_chart_height(bars: int) -> int:
     return max(260, 110 + BAR_PX * bars)
 
 
+def whiskers(values: list[float], lows: list[float], highs: list[float]) -> dict:
+    """Plotly error bars from each value down to its low and up to its high (the min–max over
+    the measured repetitions: a median alone does not say how sure it is)."""
+    return {"type": "data", "symmetric": False, "thickness": 1, "width": 3,
+            "array": [h - v for v, h in zip(values, highs)],
+            "arrayminus": [v - lo for v, lo in zip(values, lows)]}
+
+
 def min_max_whiskers(rows: list, unit: TimeUnit) -> dict:
     """Each bar's min–max over its measured repetitions, as whiskers around its median (its
     interval: a bar alone does not say how sure it is)."""
     return {"type": "scatter", "mode": "markers", "name": "min–max",
             "y": [s.label for s, _ in rows], "x": [unit.of(c.total.median) for _, c in rows],
             "marker": {"size": 4, "color": "#222", "symbol": "line-ns-open"},
-            "error_x": {"type": "data", "symmetric": False, "color": "#222", "thickness": 1,
-                        "width": 3,
-                        "array": [unit.of(c.total.high - c.total.median) for _, c in rows],
-                        "arrayminus": [unit.of(c.total.median - c.total.low) for _, c in rows]},
+            "error_x": {**whiskers([unit.of(c.total.median) for _, c in rows],
+                                   [unit.of(c.total.low) for _, c in rows],
+                                   [unit.of(c.total.high) for _, c in rows]), "color": "#222"},
             "hovertemplate": (f"%{{y}}<br>median %{{x:,.4~g}} {unit.name}, min–max over the "
                               "measured repetitions<extra></extra>")}
 

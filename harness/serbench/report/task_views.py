@@ -9,7 +9,8 @@ from collections import defaultdict
 
 from .blocks import Plot, Row, Table
 from .data import Cell
-from .plots import LANGUAGE_SYMBOLS, TOP_LEGEND, plot_axis, plot_layout, value_axis
+from .plots import (LANGUAGE_SYMBOLS, TOP_LEGEND, bar_chart_height, plot_axis, plot_layout,
+                    value_axis, whiskers)
 
 # the peak RSS beside a one-budget sort's times
 RSS_COLOR = "#9ecae9"
@@ -75,6 +76,10 @@ def par_views(tm) -> list:
         mode = _settings(points[0][1].key.setting).get("mode", "")
         traces.append({"type": "scatter", "mode": "lines+markers", "name": label,
                        "x": [t for t, _, _ in points], "y": rate,
+                       # the rate at the slowest and the fastest repetition
+                       "error_y": whiskers(rate, [c.n / (c.total.high / 1e9)
+                                                  for _, _, c in points],
+                                           [c.n / (c.total.low / 1e9) for _, _, c in points]),
                        **_marker(points[0][1], tm.palette, 0 if mode == "seq" else 2),
                        "hovertemplate": f"<b>{label}</b><br>%{{x}} threads<br>"
                                         "%{y:,.4~g} objects/s<extra></extra>"})
@@ -89,7 +94,8 @@ def par_views(tm) -> list:
                          yaxis=plot_axis("objects per second"), legend=TOP_LEGEND)
     plot = Plot(f"plot-{tm.slug}-threads", {"data": traces, "layout": layout},
                 "n objects divided by the median total time (threads started together, until "
-                "the last ends). Solid: mode seq (a range); dashed: mode rand (the random id "
+                "the last ends); whiskers: the rate of the slowest and the fastest measured "
+                "repetition. Solid: mode seq (a range); dashed: mode rand (the random id "
                 "list). Marker: language.")
     columns = ["implementation", "threads", "median time", "objects / s", "× 1 thread", "reps",
                "status"]
@@ -117,8 +123,12 @@ def sort_views(tm) -> list:
         points.sort(key=lambda p: p[0])
         style = _marker(points[0][1], tm.palette)
         budgets = [b for b, _, _ in points]
+        seconds = [c.total.median / 1e9 for _, _, c in points]
         time_traces.append({"type": "scatter", "mode": "lines+markers", "name": label,
-                            "x": budgets, "y": [c.total.median / 1e9 for _, _, c in points],
+                            "x": budgets, "y": seconds,
+                            "error_y": whiskers(seconds,
+                                                [c.total.low / 1e9 for _, _, c in points],
+                                                [c.total.high / 1e9 for _, _, c in points]),
                             "legendgroup": label, **style})
         rss_traces.append({"type": "scatter", "mode": "lines+markers", "name": label,
                            "x": budgets, "y": [c.counters.get("peak_rss_bytes", 0) / 2**20
@@ -140,7 +150,8 @@ def sort_views(tm) -> list:
                              yaxis2=plot_axis("peak RSS (MiB)", anchor="x2"), legend=TOP_LEGEND)
         blocks.append(Plot(f"plot-{tm.slug}-budget", {"data": time_traces + rss_traces,
                                                      "layout": layout},
-                           "Left: median total time of both phases. Right: the driver's peak "
+                           "Left: median total time of both phases, whiskers min–max over the "
+                           "measured repetitions. Right: the driver's peak "
                            "RSS (VmHWM, reset at the task's start) against the budget."))
     blocks.append(Table(f"sort_dedup · {tm.where}", columns,
                         rows + status_rows(series_cells(tm), len(columns)),
@@ -191,12 +202,14 @@ def _one_budget_plot(tm, lines: dict) -> Plot:
     rss = [c.counters.get("peak_rss_bytes", 0) / 2**20 for _, _, c in bars]
     traces = [{"type": "bar", "orientation": "h", "name": "median time", "y": labels,
                "x": times, "marker": {"color": [tm.palette(s.key.method) for _, s, _ in bars]},
+               "error_x": whiskers(times, [c.total.low / 1e9 for _, _, c in bars],
+                                   [c.total.high / 1e9 for _, _, c in bars]),
                "hovertemplate": "%{y}<br>%{x:,.4~g} s<extra></extra>"},
               {"type": "bar", "orientation": "h", "name": "peak RSS", "y": labels, "x": rss,
                "xaxis": "x2", "marker": {"color": RSS_COLOR},
                "hovertemplate": "%{y}<br>peak RSS %{x:,.1f} MiB<extra></extra>"}]
     layout = plot_layout(f"sort_dedup · {tm.where}: time and peak RSS at a budget of "
-                         f"{byte_size(budget)}", max(280, 110 + 24 * len(bars)),
+                         f"{byte_size(budget)}", bar_chart_height(len(bars)),
                          xaxis=value_axis("median time (s)", times, domain=[0, 0.62]),
                          xaxis2=value_axis("peak RSS (MiB)", rss, domain=[0.68, 1],
                                            anchor="y"),
@@ -204,7 +217,8 @@ def _one_budget_plot(tm, lines: dict) -> Plot:
                                 "categoryorder": "array", "categoryarray": labels},
                          showlegend=False)
     return Plot(f"plot-{tm.slug}-budget", {"data": traces, "layout": layout},
-                "Left: median total time of both phases, fastest on top. Right: the driver's "
+                "Left: median total time of both phases, fastest on top, whiskers min–max "
+                "over the measured repetitions. Right: the driver's "
                 "peak RSS (VmHWM, reset at the task's start). One budget was measured: a plan "
                 "with several (budget_bytes) draws time and RSS against the budget.")
 
@@ -380,3 +394,4 @@ def _sweep_plot(tm, measured) -> Plot:
     return Plot(f"plot-{tm.slug}-sweep", {"data": traces, "layout": layout},
                 "`arrays` objects of k strings and k ints; line style: encode or decode, fresh "
                 "or reused buffer.")
+
