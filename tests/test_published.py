@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from serbench.reproduce.published import FIGURES, STUDY_METHODS, PublishedFigure
+from serbench.reproduce.published import FIGURES, REFERENCE_STUDY, STUDY_METHODS, PublishedFigure
 from serbench.report import render_run
 from serbench.report.data import Cell, Run, Stat
 from serbench.report.plots import Palette
@@ -67,13 +67,18 @@ def test_the_summary_lists_measured_figures_and_counts_the_rest(published_rows):
     unmeasured = sum(r[3] == "—" for r in markdown_table(published_rows,
                                                          "Published and measured"))
     assert f"{unmeasured} listed with the cells they need" in summary
-    assert "- **every task: fastest Java / fastest C++**: same direction, factor 0.83 " \
-           "(measured 1.67x / published 2.00x)" in summary
+    assert "- **every task: fastest Java / fastest C++**: same direction, about as large as " \
+           "published (measured 1.67x / published 2.00x)" in summary
 
 
 def test_verdicts_by_hand():
-    assert verdict(3.0, 4.0) == "same direction, factor 0.75 (measured 3.00x / published 4.00x)"
-    assert verdict(0.5, 2.0).startswith("reversed, factor 0.25")
+    # this run's ratio against the published one in words: 3 / 4 is 1.33x smaller, 0.8 to 1.25
+    # about as large; a measured ratio under 1 reverses a published one over 1
+    assert verdict(3.0, 4.0) == ("same direction, 1.33x smaller than published (measured "
+                                 "3.00x / published 4.00x)")
+    assert verdict(8.0, 2.0).startswith("same direction, 4.00x larger than published")
+    assert verdict(2.4, 2.0).startswith("same direction, about as large as published")
+    assert verdict(0.5, 2.0) == "reversed (measured 0.50x / published 2.00x)"
     assert verdict(1.5, None) == "same direction (measured 1.50x)"
     assert verdict(1.1, 1).startswith("same: about equal")
     assert verdict(2.0, 1).startswith("differs: not about equal")
@@ -88,7 +93,7 @@ def read_seq(tmp_path_factory):
 
 
 def figure(ratio, model="trade"):
-    return PublishedFigure("k", "s", "f", "the reference study", model=model, task="read_seq",
+    return PublishedFigure("k", "s", "f", REFERENCE_STUDY, model=model, task="read_seq",
                            values={"ratio": ratio})
 
 
@@ -98,10 +103,11 @@ def test_time_pair_same_direction_reversed_and_missing(read_seq):
     java_over_cpp = time_pair(Pick("java", ("handcoded",)), Pick("cpp", ("handcoded",)))
     same = java_over_cpp(figure(2), Measured({}, tasks))
     assert same.measured == "1.67x (trade, n = 10,000)"
-    assert same.verdict == "same direction, factor 0.83 (measured 1.67x / published 2.00x)"
+    assert same.verdict == ("same direction, about as large as published (measured 1.67x / "
+                            "published 2.00x)")
     cpp_over_java = time_pair(Pick("cpp", ("handcoded",)), Pick("java", ("handcoded",)))
     assert cpp_over_java(figure(2), Measured({}, tasks)).verdict.startswith(
-        "reversed, factor 0.30")
+        "reversed (measured 0.60x")
     # no cpp inplace in the run: no outcome, and the row gives the reason
     missing = time_pair(Pick("java", ("handcoded",)), Pick("cpp", ("inplace",)))
     assert missing(figure(2), Measured({}, tasks)) is None
@@ -192,10 +198,10 @@ def test_json_text_and_data_size_come_from_the_run():
 
 
 def test_the_hardware_and_toolchains_are_said_once_for_every_row():
-    # this run's and the reference study's; the blogs and the later study name neither
+    # this run's and the SoCC'17 study's; the articles and the VLDB draft name neither
     assert shared_facts(made_run(cores=4)) == (
         "The same for every row, so not in its reasons: this run on Test CPU (4 logical "
-        "cores) with cpp standard c++17, compiler g++ 12.2.0, java java 21.0.5; the reference "
+        "cores) with cpp standard c++17, compiler g++ 12.2.0, java java 21.0.5; the SoCC'17 "
         "study on c3.4xlarge, SSD (16 cores) with Java 8, C++11; the other sources name "
         "neither hardware nor toolchains.")
     assert shared_facts(None) == ""
@@ -250,7 +256,7 @@ def test_the_chapter_has_a_reason_column_and_says_what_every_row_shares_once(pub
     caption = chapter[:chapter.index("**Published and measured**")]
     # the fixture's drivers: g++ 12.2.0 (its Java driver's info reports the same toolchain)
     assert "with rust rustc 1.95.0, cpp compiler g++ 12.2.0, java compiler g++ 12.2.0; the " \
-           "reference study on c3.4xlarge, SSD (16 cores) with Java 8, C++11" in caption
+           "SoCC'17 study on c3.4xlarge, SSD (16 cores) with Java 8, C++11" in caption
     assert not any(text in row[6] for row in rows.values()
                    for text in ("toolchain", "hardware", "g++", "c3.4xlarge"))
 
@@ -412,7 +418,8 @@ def test_a_figure_is_judged_only_inside_the_regime_it_was_published_for():
     server fixed costs dominate, so no verdict, the size needed instead; at 2,000 a verdict."""
     from serbench.report.reproduction import in_regime
     fig = next(f for f in FIGURES if f.key == "net_fetch_ram_inplace")
-    judged = Outcome("C++ in-place 1.2x faster", verdict="same direction, factor 0.20")
+    judged = Outcome("C++ in-place 1.2x faster", verdict="same direction, 5.00x smaller than "
+                                                         "published")
 
     def at(n: int):
         tm = SimpleNamespace(task="net_fetch", model="part", n=n)

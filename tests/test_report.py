@@ -578,7 +578,7 @@ def test_published_figures_beside_measured(rendered):
     rows = {r[0]: r for r in markdown_table(rendered["md"], "Published and measured")}
     assert len(rows) == len(FIGURES)
     part = rows["Part: average object size"]
-    assert part[1] == "114–298 B" and part[2] == "the reference study"
+    assert part[1] == "114–298 B" and part[2] == "SoCC'17 study"
     assert part[3] == "120–410 B"
     assert rows["trade: plain binary layout"][3] == "185 B (rust), 185 B (cpp), 185 B (java)"
     assert rows["trade: Java built-in serialization"][3] == "340 B (java)"
@@ -586,8 +586,8 @@ def test_published_figures_beside_measured(rendered):
     assert spread[1] == "up to 100x" and spread[3].startswith("up to ")
     assert rows["org: JSON / Protocol Buffers data size"][3] == "—"  # no org cells
     for fig in FIGURES:
-        assert fig.source in ("the reference study", "the later study", "micro blog",
-                              "comparison blog", "first blog")
+        assert fig.source in ("SoCC'17 study", "VLDB draft", "article: Java micro-benchmark",
+                              "article: JSON vs Protocol Buffers", "article: arrays in Java")
 
 
 def test_provenance_header(rendered):

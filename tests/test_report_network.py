@@ -182,8 +182,9 @@ def test_in_place_from_ram_against_the_closest_competitor_per_language(sections,
     # C++: handcoded 1.5 ms / inplace 0.25 ms; Rust: handcoded 2 ms / rkyv 1 ms
     assert measured == ("cpp inplace 250 µs vs handcoded 1.50 ms: 6.00x; "
                         "rust rkyv 1.00 ms vs handcoded 2.00 ms: 2.00x")
-    assert judged == ("same direction, factor 1.00 (measured 6.00x / published 6.00x) (cpp "
-                      "inplace); same direction, factor 0.33 (measured 2.00x / published 6.00x) "
+    assert judged == ("same direction, about as large as published (measured 6.00x / published "
+                      "6.00x) (cpp inplace); same direction, 3.00x smaller than published "
+                      "(measured 2.00x / published 6.00x) "
                       "(rust rkyv)")
 
 
@@ -204,7 +205,7 @@ def test_the_trees_findings_have_a_sign_and_a_factor(sections, at_scale):
     assert finding(at_scale, "net_aggregate_spread")[3:6] == [
         "up to 30.0x (sparse · density 0.01, n = 1)",
         "cpp · json_gzip 300 ms vs cpp · handcoded 10.0 ms",
-        "same direction, factor 0.30 (measured 30.0x / published 100x)"]
+        "same direction, 3.33x smaller than published (measured 30.0x / published 100x)"]
     # the dataset's own density (counters), 1 %, is one the study published
     assert finding(at_scale, "aggregate_cpp_java_sparse")[3] == \
         "0.08x (sparse · density 0.01, n = 1)"
@@ -215,7 +216,7 @@ def test_the_trees_findings_have_a_sign_and_a_factor(sections, at_scale):
     assert measured == ("C++ hand-coded 10.0 ms, Java ByteBuffer (hand-coded) 25.0 ms, Java "
                         "built-in 60.0 ms, C++ BSON (JSON text) 200 ms")
     assert judged == ("same order (Spearman's ρ = 1.00 over 4 methods); slowest / fastest "
-                      "20.0x, published 24.4x: factor 0.82")
+                      "20.0x, published 24.4x: about as large as published")
 
 
 def cluster_host(worker: str, hostname: str, cores: int) -> dict:

@@ -149,7 +149,7 @@ def shared_facts(run: Run | None) -> str:
     languages = [lang for lang in LANGUAGES if lang in run.drivers]
     toolchains = ", ".join(f"{lang} {_toolchain(run, lang) or 'not recorded'}"
                            for lang in languages)
-    studies = "; ".join(f"{source} on {study.hardware} ({study.cores} cores) with "
+    studies = "; ".join(f"the {source} on {study.hardware} ({study.cores} cores) with "
                         f"{', '.join(study.toolchains.values())}"
                         for source, study in STUDIES.items())
     cpu = run.host.get("cpu_model") or "a CPU not recorded"

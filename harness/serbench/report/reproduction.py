@@ -59,8 +59,19 @@ def verdict(measured: float, published: float | None) -> str:
     direction = "same direction" if measured > 1 else "reversed"
     if published is None:
         return f"{direction} (measured {multiple(measured)})"
-    return (f"{direction}, factor {measured / published:.2f} (measured {multiple(measured)} / "
-            f"published {multiple(published)})")
+    both = f"(measured {multiple(measured)} / published {multiple(published)})"
+    if measured <= 1:
+        return f"reversed {both}"
+    return f"same direction, {size_in_words(measured / published)} {both}"
+
+
+def size_in_words(factor: float) -> str:
+    """This run's ratio against the published one, as a reader says it."""
+    if 0.8 <= factor <= 1.25:
+        return "about as large as published"
+    if factor < 1:
+        return f"{multiple(1 / factor)} smaller than published"
+    return f"{multiple(factor)} larger than published"
 
 
 def order_verdict(rho: float, count: int) -> str:
@@ -540,7 +551,7 @@ def method_order(fig: PublishedFigure, m: Measured) -> Outcome | None:
                    order_verdict(spearman([p for _, p, _ in found], [t for _, _, t in found]),
                                  len(found))
                    + f"; slowest / fastest {multiple(measured)}, published "
-                     f"{multiple(published)}: factor {measured / published:.2f}",
+                     f"{multiple(published)}: {size_in_words(measured / published)}",
                    _study_methods(found))
 
 
@@ -863,7 +874,7 @@ def network_findings_section(measured: Measured) -> Section | None:
                   published_rows(measured, NETWORK_FIGURES),
                   "The rows of the chapter Published figures beside this run whose figure is a "
                   "network task. Verdict: the sign (same direction, reversed, about equal, or "
-                  "the order's rank correlation) and the factor, this run's ratio over the "
+                  "the order's rank correlation) and how this run's ratio compares with the "
                   "published one. The studies ran 7-node trees and requests of 10^4 to 10^6 "
                   "objects on real networks; the default plan's are small: compare directions, "
                   "not sizes.", links_column="cells")

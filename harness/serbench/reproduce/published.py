@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-REFERENCE_STUDY = "the reference study"
-MICRO_BLOG = "micro blog"
-COMPARISON_BLOG = "comparison blog"
-FIRST_BLOG = "first blog"
-LATER_STUDY = "the later study"  # the VLDB draft's repository results, on tweets
+# each source by its publication, as a reader can look it up
+REFERENCE_STUDY = "SoCC'17 study"  # the reference study: TPC-H objects, Java and C++
+MICRO_BLOG = "article: Java micro-benchmark"  # the trade object
+COMPARISON_BLOG = "article: JSON vs Protocol Buffers"  # the org records
+FIRST_BLOG = "article: arrays in Java"  # XStream, built-in and Protocol Buffers on arrays
+LATER_STUDY = "VLDB draft"  # its repository results, on tweets
 
 
 # how a study's gzip figures compressed: each object alone, or the whole file
