@@ -578,3 +578,17 @@ def test_a_cell_warms_up_on_only_while_a_node_compiles_and_for_its_limit_at_most
                                    now - 61)
     fixed = NetCell("net_fetch", "part", "handcoded", "ram", "materialize", {}, warmups=1)
     assert not cell_module.warming(_TimedByClient(), fixed, cell_module.CellRun([busy]), now)
+
+
+def test_networks_made_at_once_get_subnets_of_their_own():
+    """Two harnesses making networks at the same moment (here two threads, each with its own
+    lock file handle, as two processes have) each find a subnet the other did not take."""
+    require_namespaces()
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda _: NamespaceNetwork(None).create(), range(4)))
+    try:
+        assert len({network.subnet for network in made}) == 4
+    finally:
+        for network in made:
+            network.close()

@@ -11,6 +11,7 @@ harness left behind (an owner that no longer runs).
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -18,8 +19,10 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,11 +89,12 @@ class NamespaceNetwork:
         return f"10.{self.subnet >> 8}.{self.subnet & 255}.1"
 
     def create(self) -> "NamespaceNetwork":
-        sweep_leftovers()
-        self.subnet = free_subnet()
-        ip("link", "add", self.bridge, "type", "bridge")
-        ip("link", "set", "dev", self.bridge, "alias", owner_label(os.getpid()))
-        ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
+        with machine_lock():
+            sweep_leftovers()
+            self.subnet = free_subnet()
+            ip("link", "add", self.bridge, "type", "bridge")
+            ip("link", "set", "dev", self.bridge, "alias", owner_label(os.getpid()))
+            ip("addr", "add", f"{self.gateway}/24", "dev", self.bridge)
         ip("link", "set", self.bridge, "up")
         return self
 
@@ -194,6 +198,20 @@ def receive_rate(conn: socket.socket, warm_bytes: int, total: int | None = None)
     if start is None or got <= start_got:
         return None
     return (got - start_got) * 8 / (time.perf_counter() - start)
+
+
+# machine-wide, as the networks are (/run/lock is the system's place for such locks)
+LOCK_DIR = Path("/run/lock") if Path("/run/lock").is_dir() else Path(tempfile.gettempdir())
+
+
+@contextmanager
+def machine_lock():
+    """Held by a harness while it picks a subnet and puts it on its bridge: two harnesses
+    making networks at once (two runs on one host, or tests in parallel) would otherwise both
+    find the same subnet free and route each other's nodes."""
+    with open(LOCK_DIR / "serbench-networks.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def free_subnet() -> int:
