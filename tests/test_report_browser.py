@@ -174,3 +174,40 @@ def test_the_sections_bar_stays_in_reach_while_the_page_scrolls(page, tmp_path):
     bar = json.loads(html.unescape(found.group(1)))
     assert bar["scrolled"] > 1000 and bar["top"] == 0, bar
     assert bar["links"] == ["#", *bar["sections"]]
+
+
+# once every plot is drawn: each legend's box and each plot area's (Plotly's drag rectangles,
+# one per subplot) in page pixels
+LEGEND_PROBE = """<script>const wait = setInterval(() => {
+  if (!document.body.dataset.plotsDrawn) return;
+  clearInterval(wait);
+  const box = el => { const r = el.getBoundingClientRect();
+                      return [r.left, r.top, r.right, r.bottom]; };
+  const plots = {};
+  for (const div of document.querySelectorAll("div.plot[id]")) {
+    const legend = div.querySelector("g.legend");
+    plots[div.id] = {legend: legend ? box(legend) : null,
+                     areas: [...div.querySelectorAll(".draglayer .nsewdrag")].map(box)};
+  }
+  document.body.dataset.legends = JSON.stringify(plots);
+}, 50);</script></body>"""
+
+
+def overlap(a, b) -> float:
+    """The area two [left, top, right, bottom] boxes share."""
+    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def test_no_legend_covers_its_plot(page, tmp_path):
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text("utf-8").replace("</body>", LEGEND_PROBE), "utf-8")
+    dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
+    found = re.search(r'data-legends="([^"]*)"', dom)
+    assert found, "the probe did not run"
+    plots = json.loads(html.unescape(found.group(1)))
+    assert plots and all(p["areas"] for p in plots.values())
+    with_legend = {plot_id: p for plot_id, p in plots.items() if p["legend"]}
+    assert with_legend, "the fixture's plots have legends"
+    covered = {plot_id: p for plot_id, p in with_legend.items()
+               if any(overlap(p["legend"], area) > 0 for area in p["areas"])}
+    assert not covered, covered
