@@ -10,6 +10,7 @@ and names a broken one."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -254,12 +255,17 @@ def test_a_rust_client_fetches_from_a_java_and_a_cpp_server_in_one_cell(mixed_ho
                                                         cell["expected_sum"]]
         assert json.loads(cell["counters"])["node_languages"] == {
             "server0": "java", "server1": "cpp", "client": "rust"}
-        # no warm-up in a fresh JVM: the Java server compiles while measured, and says so
-        assert cell["steady"] is False and "node server0: " in cell["steady_note"], \
+        # no warm-up in a fresh JVM: the Java server's JIT while measured is judged in the
+        # cell (how much it compiled depends on the machine's load: 1 ms, under the
+        # threshold, in one run of the suite beside another)
+        assert re.search(r"node server0: (the )?JIT compiled", cell["steady_note"]), \
             cell["steady_note"]
+    decode = cells["source=decode"]
     markdown = next(Path(w) for w in cli_ok("report").split() if w.endswith(".md")).read_text()
-    assert "rust · msgpack · materialize · source=decode servers=2 roles=server:java+cpp · " \
-           "unsteady" in markdown
+    # the report labels the cell exactly when it was judged unsteady
+    label = "rust · msgpack · materialize · source=decode servers=2 roles=server:java+cpp"
+    assert (f"{label} · unsteady" in markdown) is (decode["steady"] is False)
+    assert label in markdown
     assert "server0 (java)" in markdown and "server1 (cpp)" in markdown
 
 
