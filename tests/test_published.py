@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from serbench.reproduce.published import FIGURES, REFERENCE_STUDY, STUDY_METHODS, PublishedFigure
+from serbench.report.published_plot import points, published_figure
 from serbench.report import render_run
 from serbench.report.data import Cell, Run, Stat
 from serbench.report.plots import Palette
@@ -469,3 +470,26 @@ def test_the_aggregation_spread_compares_methods_within_one_density():
     outcome = method_over_fastest("json_gzip")(fig, measured_from(cells))
     assert outcome.measured == "up to 13.5x (sparse · density 0.001, n = 1)"
     assert outcome.note == "java · json_gzip 115 ms vs rust · bincode 8.50 ms"
+
+
+def test_the_chapter_draws_each_judged_ratio_against_the_published_one():
+    """The picture reads its dots from the verdicts the table shows: every ratio a verdict
+    names, published across and measured up, same direction and reversed apart."""
+    assert points("same direction, 3.33x smaller than published (measured 30.0x / published "
+                  "100x)") == [(30.0, 100.0, True)]
+    assert points("model a: reversed (measured 0.50x / published 2.00x); model b: same "
+                  "direction, about as large as published (measured 1,250x / published "
+                  "1,100x)") == [(0.5, 2.0, False), (1250.0, 1100.0, True)]
+    assert points("same direction (measured 1.50x)") == []  # nothing published to set it by
+    figure = published_figure([("a", "same direction, 3.33x smaller than published (measured "
+                                     "30.0x / published 100x)"),
+                               ("b", "reversed (measured 0.50x / published 2.00x)")])
+    dots = {t["name"]: t for t in figure["data"] if t["mode"] == "markers"}
+    assert (dots["same direction"]["x"], dots["same direction"]["y"]) == ([100.0], [30.0])
+    assert (dots["reversed"]["x"], dots["reversed"]["y"], dots["reversed"]["text"]) == (
+        [2.0], [0.5], ["b"])
+    assert figure["layout"]["xaxis"]["type"] == figure["layout"]["yaxis"]["type"] == "log"
+    assert published_figure([("c", "same direction (measured 1.50x)")]) is None
+    # every verdict that names a published ratio is read back whole
+    for measured, published in ((3.0, 4.0), (0.5, 2.0), (1234.0, 10.0), (1.01, 1.02)):
+        assert len(points(verdict(measured, published))) == 1

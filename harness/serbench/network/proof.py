@@ -16,6 +16,7 @@ from pathlib import Path
 from ..datasets.manifest import data_path
 from ..models.checksum import hex64, set_checksum
 from .exchange import InvalidResult, NetCell, NetFailure, run_cell
+from . import fetch, sort_merge
 from .fetch import Fetch
 from .placement import LocalPlacement
 from .sort_merge import SortMerge, sorted_expectation
@@ -75,7 +76,7 @@ def fetch_problem(source: Source, senders: list[str], receiver: str, drivers: di
               "output": output, "page_size": source.page_size, "net_page_bytes": NET_PAGE_BYTES,
               "server_languages": senders,
               "client_language": receiver, "expected": {"count": count, "sum": hex64(total)}}
-    cell = NetCell("net_fetch", source.model, source.method, "decode", "materialize", params,
+    cell = NetCell(fetch.ID, source.model, source.method, "decode", "materialize", params,
                    warmups=0, repetitions=1, timeout_s=PROOF_TIMEOUT_S)
     return _run_problem(Fetch(), cell, drivers, output)
 
@@ -134,7 +135,7 @@ def tree_problem(source: Source, node_languages: list[str], drivers: dict[str, P
               "page_size": source.page_size, "net_page_bytes": NET_PAGE_BYTES,
               "expected": sorted_expectation(data_path(source.dataset_dir, source.model),
                                              source.model, count * n)}
-    cell = NetCell("net_sort_merge", source.model, source.method, "", "materialize", params,
+    cell = NetCell(sort_merge.ID, source.model, source.method, "", "materialize", params,
                    warmups=0, repetitions=1, timeout_s=PROOF_TIMEOUT_S)
     return _run_problem(SortMerge(), cell, drivers, output)
 

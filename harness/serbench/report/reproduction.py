@@ -11,8 +11,9 @@ from typing import NamedTuple
 from ..reproduce.published import (FIGURES, ORG, STUDY_METHODS, TWEET_SCALE, TWEET_TASKS,
                                    PublishedFigure)
 from ..steady import spearman
-from .blocks import Row, Section, Table
+from .blocks import Plot, Row, Section, Table
 from .data import Cell, Run
+from .published_plot import published_figure
 from .reasons import reasons, shared_facts
 from .series import LANGUAGES, Ranking, RankRow
 from .size_views import SizeEntry
@@ -835,12 +836,13 @@ PUBLISHED_COLUMNS = ["figure", "published", "source", "measured in this run", "n
                      "reason"]
 
 
-def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FIGURES
-                   ) -> list[Row]:
+def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FIGURES,
+                   outcomes: list | None = None) -> list[Row]:
     """One row per figure: published, measured, why not, verdict, what may explain a
-    difference; links to its cells."""
+    difference; links to its cells. `outcomes`: published_outcomes of the figures, when the
+    caller has them."""
     rows = []
-    for fig, outcome in published_outcomes(measured, figures):
+    for fig, outcome in outcomes or published_outcomes(measured, figures):
         why = "; ".join(r.text for r in reasons(fig, measured, measured.run, outcome.compared)
                         ) if outcome else ""
         published = f"{fig.figure} (at {fig.scale})" if fig.scale else fig.figure
@@ -854,12 +856,22 @@ def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FI
 
 
 def published_section(measured: Measured) -> Section:
-    table = Table("Published and measured", PUBLISHED_COLUMNS, published_rows(measured),
-                  links_column="cells")
+    outcomes = published_outcomes(measured)
+    table = Table("Published and measured", PUBLISHED_COLUMNS,
+                  published_rows(measured, outcomes=outcomes), links_column="cells")
+    figure = published_figure([(fig.subject, o.verdict) for fig, o in outcomes
+                               if o is not None and o.verdict])
+    plot = [Plot("plot-published", figure, "Each figure whose verdict compares two ratios: "
+                 "the published one across, this run's up, on log axes. On the diagonal they "
+                 "agree; between the dotted lines this run's is about as large (0.8x to "
+                 "1.25x); under it, this run found the gap smaller than the study did. Green: "
+                 "the same implementation wins; orange: the order is reversed. Hover a dot "
+                 "for its figure; the table below has every figure, with the reasons.")] \
+        if figure else []
     return Section("published", "Published figures beside this run",
                    "The reference studies' figures come from other machines, library versions "
                    "and data sizes: compare shapes and ratios, not absolute values. "
-                   + shared_facts(measured.run), blocks=[table])
+                   + shared_facts(measured.run), blocks=[*plot, table])
 
 
 NETWORK_FIGURES = tuple(fig for fig in FIGURES if (fig.task or "").startswith("net_"))

@@ -30,6 +30,7 @@ from ..drivers.answers import BadAnswer, checksum_of
 from ..drivers.paged import PagedError, raw_checksum
 from ..drivers.process import DriverFailure, DriverProcess, new_run_stamp
 from ..models.checksum import hex64, set_checksum
+from ..network import fetch, sort_merge
 from ..network.proof import Pair, Source, prove_fetches, prove_trees, trees_impossible
 
 
@@ -257,7 +258,7 @@ def _floor(drivers: Drivers, infos: dict[str, dict], consumer: str, producer: st
     return Check(consumer, model, method, "floor", "", producer, status, message)
 
 
-NET_STEPS = ("net_fetch", "net_sort_merge")
+NET_STEPS = (fetch.ID, sort_merge.ID)  # what verify proves of every pair of node languages
 
 
 def _node_languages(infos: dict[str, dict]) -> list[str]:
@@ -284,10 +285,10 @@ def _network_checks(paths: dict[str, Path], infos: dict[str, dict], nodes: list[
                         file_hashes(data_dir, model))
         work = tmp / "net" / method
         pairs = {Pair(a, b) for a in sharing for b in sharing if a != b}
-        checks += _pair_checks(model, method, "net_fetch",
+        checks += _pair_checks(model, method, fetch.ID,
                                prove_fetches(source, pairs, paths, work))
         impossible = trees_impossible(source)
-        checks += _pair_checks(model, method, "net_sort_merge",
+        checks += _pair_checks(model, method, sort_merge.ID,
                                dict.fromkeys(pairs) if impossible else
                                prove_trees(source, sharing, paths, work), impossible)
     return checks

@@ -4,6 +4,7 @@ timed, every language pair the group's mixed cells use is proved with a small fe
 from __future__ import annotations
 
 from ..cell import tree_size
+from ..network import aggregate, fetch, sort_merge
 from ..network.measure import TASKS as NETWORK_TASKS, measure
 from ..network.proof import PROOF_OBJECTS, Pair, Source, prove_fetches
 from ..results import CellResult
@@ -119,7 +120,7 @@ def sort_merge_work(cell, object_bytes: float, dataset_bytes: float) -> tuple[fl
 
 
 SPECS = (
-    TaskSpec("net_fetch", run, title="Network fetch", what="One client asks S servers at once "
+    TaskSpec(fetch.ID, run, title="Network fetch", what="One client asks S servers at once "
              "for n objects each (n is per server) and writes what arrives, network page by "
              "network page, to one paged file per server, fsynced; timed at the client. "
              "Sources: ram (the server encodes native objects per request), disk (stored pages "
@@ -130,13 +131,13 @@ SPECS = (
              net=NetSpec(("server", "client"), fetch_points, fetch_nodes, ("client",)),
              work=fetch_work,
              noise=(("", 0.0909), ("cpp", 0.1055), ("rust", 0.0925))),
-    TaskSpec("net_aggregate", run, title="Network tree aggregation", what=f"Sparse vectors "
+    TaskSpec(aggregate.ID, run, title="Network tree aggregation", what=f"Sparse vectors "
              f"summed up {TREE}: leaves send their vector up, every other node decodes its "
              "children's sums and adds them to its own, the root writes the total; timed at "
              "the root.", view="net", family="network",
              net=NetSpec(("leaf", "middle", "root"), aggregate_points, tree_roles),
              work=aggregate_work, noise=(("", 0.1205),)),
-    TaskSpec("net_sort_merge", run, title="Network tree sort-merge", what="The same tree over "
+    TaskSpec(sort_merge.ID, run, title="Network tree sort-merge", what="The same tree over "
              "a model with a total order: every node sorts its n objects, merges its children's "
              "sorted streams with them and streams the result up; the root writes the whole "
              "sorted sequence; timed at the root.", view="net", family="network",
