@@ -93,9 +93,10 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-# a table of more rows than this is detail, collapsed under its title (the summary's never):
-# the default run's page was some 215 screens, most of it long tables under their plots
-FOLD_ROWS = 15
+# a table of more rows than this is detail, collapsed under its title (the summary's never;
+# each section's per-language table is open): the default run's page was some 215 screens,
+# most of it long tables under their plots; 60 with tables over 15 rows folded, 51 over 6
+FOLD_ROWS = 6
 
 
 def render_html(data: RunData, sections: list[Section]) -> str:

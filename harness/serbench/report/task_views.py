@@ -9,8 +9,8 @@ from collections import defaultdict
 
 from .blocks import Plot, Row, Table
 from .data import Cell
-from .plots import (LANGUAGE_SYMBOLS, TOP_LEGEND, bar_chart_height, plot_axis, plot_layout,
-                    value_axis, whiskers)
+from .plots import (BAR_LABELS, LANGUAGE_SYMBOLS, TOP_LEGEND, bar_chart_height, plot_axis,
+                    plot_layout, value_axis, whiskers)
 
 # the peak RSS beside a one-budget sort's times
 RSS_COLOR = "#9ecae9"
@@ -213,7 +213,7 @@ def _one_budget_plot(tm, lines: dict) -> Plot:
                          xaxis=value_axis("median time (s)", times, domain=[0, 0.62]),
                          xaxis2=value_axis("peak RSS (MiB)", rss, domain=[0.68, 1],
                                            anchor="y"),
-                         yaxis={"autorange": "reversed", "automargin": True,
+                         yaxis={"autorange": "reversed", "automargin": True, **BAR_LABELS,
                                 "categoryorder": "array", "categoryarray": labels},
                          showlegend=False)
     return Plot(f"plot-{tm.slug}-budget", {"data": traces, "layout": layout},
@@ -257,11 +257,12 @@ def memory_views(tm) -> list:
                             "marker": {"color": [tm.palette(s.key.method) for s, _ in at_n]},
                             "hovertemplate": "%{y}<br>%{x:,.1f} B per object<extra></extra>"}],
                   "layout": plot_layout(f"memory · {tm.where}: retained bytes per object at "
-                                        f"n = {tm.n:,}", max(260, 110 + 24 * len(at_n)),
+                                        f"n = {tm.n:,}", bar_chart_height(len(at_n)),
                                         xaxis=value_axis("bytes per object", [
                                             c.counters.get("retained_bytes_per_object", 0)
                                             for _, c in at_n]),
-                                        yaxis={"autorange": "reversed", "automargin": True})}
+                                        yaxis={"autorange": "reversed", "automargin": True,
+                                               **BAR_LABELS})}
         blocks.append(Plot(f"plot-{tm.slug}-bytes", figure,
                            "Live heap after materializing n objects minus before, per object "
                            "(the container included), by the accounting each row names."))
@@ -364,11 +365,15 @@ def _buffer_plot(tm, measured) -> Plot:
                                       "pattern": {"shape": pattern}},
                            "hovertemplate": f"%{{y}}<br>{phase} {buffer} %{{x:,.4~g}} ns per "
                                             "object<extra></extra>"})
-    height = max(280, 110 + 60 * len({_base_label(s, ("buffer",)) for s, _ in measured}))
+    # a bar per phase and buffer measured, as tight as the sizes' grouped bars (60 px a row
+    # made the default run's chart 4,430 px tall with two bars a row)
+    traces = [t for t in traces if t["y"]]
+    height = max(280, 110 + (6 + 7 * len(traces))
+                 * len({_base_label(s, ("buffer",)) for s, _ in measured}))
     layout = plot_layout(f"micro · {tm.where}: ns per object, fresh and reused buffers", height,
                          barmode="group",
                          xaxis=value_axis("ns per object", [v for t in traces for v in t["x"]]),
-                         yaxis={"autorange": "reversed", "automargin": True,
+                         yaxis={"autorange": "reversed", "automargin": True, **BAR_LABELS,
                                 "categoryorder": "array", "categoryarray": order},
                          legend=TOP_LEGEND)
     return Plot(f"plot-{tm.slug}-buffers", {"data": traces, "layout": layout},
