@@ -95,7 +95,7 @@ def _environment() -> jinja2.Environment:
 
 # a table of more rows than this is detail, collapsed under its title (the summary's never;
 # each section's per-language table is open): the default run's page was some 215 screens,
-# most of it long tables under their plots; 60 with tables over 15 rows folded, 51 over 6
+# most of it long tables under their plots; folded over 15 rows, 60 screens; over 6, 51
 FOLD_ROWS = 6
 
 
