@@ -35,11 +35,16 @@ def test_every_study_method_name_maps_to_a_method():
 
 
 @pytest.fixture(scope="module")
-def published_rows(tmp_path_factory):
+def rendered_chapter(tmp_path_factory):
     root = tmp_path_factory.mktemp("published")
     make_results_db(root / "results.duckdb")
-    _, md = render_run(root / "results.duckdb", RUN, root / "out")
-    return md.read_text("utf-8")
+    html, md = render_run(root / "results.duckdb", RUN, root / "out")
+    return html.read_text("utf-8"), md.read_text("utf-8")
+
+
+@pytest.fixture(scope="module")
+def published_rows(rendered_chapter):
+    return rendered_chapter[1]
 
 
 def test_one_row_per_figure_each_measured_or_with_its_reason(published_rows):
@@ -260,6 +265,13 @@ def test_the_chapter_has_a_reason_column_and_says_what_every_row_shares_once(pub
            "SoCC'17 study on c3.4xlarge, SSD (16 cores) with Java 8, C++11" in caption
     assert not any(text in row[6] for row in rows.values()
                    for text in ("toolchain", "hardware", "g++", "c3.4xlarge"))
+
+
+def test_the_page_gives_each_reason_in_a_few_words_and_its_detail_on_hover(rendered_chapter):
+    page, _ = rendered_chapter  # the Markdown keeps the detail (the test above)
+    chapter = page[page.index('id="published"'):]
+    assert ('<td title="1 of the 60 cells it needs ran unsteady (left out of the verdict)">'
+            "unsteady cells left out</td>") in chapter
 
 
 def test_a_lazy_study_read_shows_access_beside_materialize_each_labelled():

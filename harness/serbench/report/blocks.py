@@ -21,6 +21,8 @@ class Row:
     # `links_column`, so a reader can click through to the plots
     links: tuple[tuple[str, str], ...] = ()
     strip: object = None  # a strip.Strip drawn in the table's `strip_column` (HTML only)
+    # per column, the detail a short value stands for: the page's hover, the Markdown's text
+    titles: tuple[str, ...] = ()
     accent: str = ""      # a colour marking the table's `accent_column` (its language's)
 
 

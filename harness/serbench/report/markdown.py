@@ -15,8 +15,10 @@ def table(t: Table) -> list[str]:
              "| " + " | ".join(map(_cell, columns)) + " |", "| " + " | ".join(align) + " |"]
     for row in t.rows:
         # statuses other than ok stand out, as their badges do in the page
-        values = [f"**{v}**" if i == t.badge and badge_kind(row.kind) != "ok" else v
+        values = [row.titles[i] if i < len(row.titles) and row.titles[i] else v
                   for i, v in enumerate(row.values)]
+        values = [f"**{v}**" if i == t.badge and badge_kind(row.kind) != "ok" else v
+                  for i, v in enumerate(values)]
         if t.links_column:
             values.append(", ".join(f"[{label}](report.html#{id_})" for label, id_ in row.links))
         lines.append("| " + " | ".join(map(_cell, values)) + " |")

@@ -22,6 +22,18 @@ class Reason:
     id: str
     text: str
 
+    @property
+    def short(self) -> str:
+        """A phrase for the chapter's table; the text is its detail (hover, Markdown)."""
+        return SHORT.get(self.id, self.id)
+
+
+# each reason in a few words (reason ids as the functions below make them)
+SHORT = {"lazy_read": "study read lazily", "json_text": "study stored JSON text",
+         "gzip_mode": "gzipped otherwise", "data_size": "other data size",
+         "libraries": "library versions", "unsteady": "unsteady cells left out",
+         "cold_unproven": "cold not shown", "trusting": "unchecked reads"}
+
 
 # data sizes within this factor of each other are the same scale
 SAME_SCALE = 2

@@ -843,15 +843,16 @@ def published_rows(measured: Measured, figures: tuple[PublishedFigure, ...] = FI
     caller has them."""
     rows = []
     for fig, outcome in outcomes or published_outcomes(measured, figures):
-        why = "; ".join(r.text for r in reasons(fig, measured, measured.run, outcome.compared)
-                        ) if outcome else ""
+        found = reasons(fig, measured, measured.run, outcome.compared) if outcome else []
+        why = "; ".join(r.short for r in found)
         published = f"{fig.figure} (at {fig.scale})" if fig.scale else fig.figure
         rows.append(Row([fig.subject, published, fig.source,
                          outcome.measured if outcome else "—",
                          outcome.note if outcome else missing_reason(fig, measured),
                          outcome.verdict if outcome else "—", why or "—"],
                         kind="" if outcome else "not run",
-                        links=cell_links(fig, measured) if outcome else ()))
+                        links=cell_links(fig, measured) if outcome else (),
+                        titles=("",) * 6 + ("; ".join(r.text for r in found),)))
     return rows
 
 
