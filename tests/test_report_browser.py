@@ -47,6 +47,17 @@ def page(tmp_path_factory):
     return html
 
 
+def probed(page, tmp_path, probe: str, attribute: str):
+    """What a probe script, added to the page, left in the body's data-`attribute` (JSON),
+    drawn at 1366 x 768."""
+    copy = tmp_path / "probed.html"
+    copy.write_text(page.read_text("utf-8").replace("</body>", probe), "utf-8")
+    dom, _ = run_chromium(copy, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
+    found = re.search(rf'data-{attribute}="([^"]*)"', dom)
+    assert found, "the probe did not run"
+    return json.loads(html.unescape(found.group(1)))
+
+
 def render_errors(dom):
     box = re.search(r'<div id="render-errors"([^>]*)>(.*?)</div>', dom, re.S)
     assert box, "the error box is part of every report"
@@ -117,12 +128,7 @@ FIRST_SCREEN_PROBE = """<script>addEventListener("load", () => {
 def test_the_summary_answers_on_a_laptops_first_screen(page, tmp_path):
     """At 1366 x 768 (the commonest laptop screen), before any scrolling: the summary's heading,
     its takeaways and the first rows of the answer table; the contents after it."""
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text("utf-8").replace("</body>", FIRST_SCREEN_PROBE), "utf-8")
-    dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
-    found = re.search(r'data-first-screen="([^"]*)"', dom)
-    assert found, "the probe did not run"
-    screen = json.loads(html.unescape(found.group(1)))
+    screen = probed(page, tmp_path, FIRST_SCREEN_PROBE, "first-screen")
     assert screen["viewport"] > 600  # the window size took effect (minus any browser chrome)
     assert screen["heading"] < screen["takeaways"] <= screen["viewport"]
     visible = [b for b in screen["rows"] if b <= screen["viewport"]]
@@ -166,12 +172,7 @@ BAR_PROBE = """<script>addEventListener("load", () => {
 
 
 def test_the_sections_bar_stays_in_reach_while_the_page_scrolls(page, tmp_path):
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text("utf-8").replace("</body>", BAR_PROBE), "utf-8")
-    dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
-    found = re.search(r'data-bar="([^"]*)"', dom)
-    assert found, "the probe did not run"
-    bar = json.loads(html.unescape(found.group(1)))
+    bar = probed(page, tmp_path, BAR_PROBE, "bar")
     assert bar["scrolled"] > 1000 and bar["top"] == 0, bar
     assert bar["links"] == ["#", *bar["sections"]]
 
@@ -199,12 +200,7 @@ def overlap(a, b) -> float:
 
 
 def test_no_legend_covers_its_plot(page, tmp_path):
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text("utf-8").replace("</body>", LEGEND_PROBE), "utf-8")
-    dom, _ = run_chromium(probed, tmp_path / "profile", "--window-size=1366,768", "--dump-dom")
-    found = re.search(r'data-legends="([^"]*)"', dom)
-    assert found, "the probe did not run"
-    plots = json.loads(html.unescape(found.group(1)))
+    plots = probed(page, tmp_path, LEGEND_PROBE, "legends")
     assert plots and all(p["areas"] for p in plots.values())
     with_legend = {plot_id: p for plot_id, p in plots.items() if p["legend"]}
     assert with_legend, "the fixture's plots have legends"

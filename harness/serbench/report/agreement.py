@@ -1,7 +1,7 @@
 """Do two runs of one plan tell the same story? What `serbench selfcheck` reports, from the two
 runs' reports as a reader sees them:
 
-- leaders: per first-table entry (task, model, depth and setting, language), the set of
+- leaders: per per-language entry (task, model, depth and setting, language), the set of
   implementations named fastest; two runs agree on an entry when their sets overlap;
 - flagged: the share of cells `serbench compare` calls faster or slower;
 - reversals: of the pairs one run's rankings call apart (different ranks), the share the other
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from .. import stats
 from ..compare import Comparison
 from ..compare.noise import sigma_from_residuals
-from .leaders import compared_groups
 from .series import tied_ranks
 from .tasks import TaskModel
 
@@ -30,7 +29,7 @@ def leaders(tasks: dict[str, list[TaskModel]]) -> dict[tuple, frozenset[str]]:
     found = {}
     for task, models in tasks.items():
         for tm in models:
-            for where, entries in compared_groups(tm).items():
+            for where, entries in tm.compared.items():
                 for language in {e.language for e in entries}:
                     mine = [e for e in entries if e.language == language]
                     ranked = tied_ranks(mine, tm.noise_of, lambda e: e.cell)

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from .. import stats
 from ..tasks import task_spec
 from .blocks import Facts, Row, Table
-from .leaders import Entry, compared_groups
+from .leaders import Entry
 from .plots import language_color
 from .series import NoiseOf, tied_ranks
 from .strip import Mark, Strip, axis
+from .tasks import spec_for
 from .units import multiple, number, unit_for
 
 
@@ -98,11 +99,10 @@ def answers(tasks: dict) -> list[Answer]:
     order."""
     found = []
     for task, models in tasks.items():
-        spec = task_spec(task)
-        if spec is not None and spec.view == "sizes":
-            continue  # the sizes section and the bytes table answer it
+        if not spec_for(task).builders:
+            continue  # shown by a section of its own (sizes: the bytes table answers it)
         for tm in models:
-            for at, entries in compared_groups(tm).items():
+            for at, entries in tm.compared.items():
                 found.append(Answer(task, tm.where, at,
                                     tied_ranks(entries, tm.noise_of, lambda e: e.cell),
                                     tm.noise_of))

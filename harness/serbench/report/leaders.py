@@ -80,7 +80,7 @@ def implementation_name(s: Series) -> str:
 def language_table(tm, languages: tuple[str, ...]) -> list[Table]:
     """Each language's fastest and slowest implementations per compared group of one task ×
     model: the detail behind the summary's one row per group."""
-    groups = compared_groups(tm)
+    groups = tm.compared
     present = [lang for lang in languages if any(e.language == lang for g in groups.values()
                                                   for e in g)]
     if not groups or not present:

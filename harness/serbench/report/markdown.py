@@ -14,11 +14,11 @@ def table(t: Table) -> list[str]:
     lines = [f"**{t.title}**", "", *([t.note, ""] if t.note else []),
              "| " + " | ".join(map(_cell, columns)) + " |", "| " + " | ".join(align) + " |"]
     for row in t.rows:
-        # statuses other than ok stand out, as their badges do in the page
-        values = [row.titles[i] if i < len(row.titles) and row.titles[i] else v
+        # a value's detail (Row.titles, the page's hover) in full; statuses other than ok
+        # stand out, as their badges do in the page
+        values = [(row.titles[i] if i < len(row.titles) and row.titles[i] else v)
+                  if i != t.badge or badge_kind(row.kind) == "ok" else f"**{v}**"
                   for i, v in enumerate(row.values)]
-        values = [f"**{v}**" if i == t.badge and badge_kind(row.kind) != "ok" else v
-                  for i, v in enumerate(values)]
         if t.links_column:
             values.append(", ".join(f"[{label}](report.html#{id_})" for label, id_ in row.links))
         lines.append("| " + " | ".join(map(_cell, values)) + " |")

@@ -9,12 +9,13 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..compare.noise import DEFAULT, Profile
 from ..tasks import task_spec
 from .blocks import Plot, Row, Section, Table
 from .data import EVICTING, Cell
-from .leaders import language_table, languages_of
+from .leaders import Entry, compared_groups, language_table, languages_of
 from .net_views import net_views
 from .plots import Palette, cpu_io_figure, time_figure
 from .series import (MODELS, TASKS, Ranking, RankRow, Series, build_series, canonical, chosen_n,
@@ -53,6 +54,12 @@ class TaskModel:
     @property
     def floors(self) -> list[Series]:
         return floor_series(self.series, self.n)
+
+    @cached_property
+    def compared(self) -> dict[str, list[Entry]]:
+        """Its measured implementations by what is compared (leaders.compared_groups): the
+        summary's answer, the section's per-language table and the agreement read it once."""
+        return compared_groups(self)
 
     def rankings(self) -> list[Ranking]:
         return rankings(self.series, self.n, self.noise_of)
