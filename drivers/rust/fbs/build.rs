@@ -63,4 +63,23 @@ fn generate_flatbuffers(schemas: &Path) {
         })
         .collect();
     fs::write(&root, rewritten).unwrap();
+    write_roots(schemas, &names, &out.join("roots.rs"));
+}
+
+/// `roots!(Root, ...)`: the root table of every schema file (`root_type Name;`), so that a
+/// verifier is compiled here for each.
+fn write_roots(schemas: &Path, names: &[String], out: &Path) {
+    let roots: Vec<String> = names
+        .iter()
+        .flat_map(|name| {
+            let text = fs::read_to_string(schemas.join(name)).unwrap();
+            let roots: Vec<String> = text
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("root_type "))
+                .map(|r| r.trim_end_matches(';').to_string())
+                .collect();
+            roots
+        })
+        .collect();
+    fs::write(out, format!("roots!({});\n", roots.join(", "))).unwrap();
 }

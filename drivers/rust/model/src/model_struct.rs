@@ -30,44 +30,34 @@ macro_rules! never_absent {
 
 never_absent!(i8 i16 i32 i64 f64 bool String);
 
-/// The serde key of a field: its name without the `r#` of a raw identifier (`r#type`).
-pub const fn key(ident: &'static str) -> &'static str {
-    match ident.as_bytes() {
-        [b'r', b'#', rest @ ..] => match std::str::from_utf8(rest) {
-            Ok(key) => key,
-            Err(_) => panic!("an identifier is UTF-8"),
-        },
-        _ => ident,
-    }
-}
-
 /// ```text
 /// model_struct! {
-///     /// docs
 ///     pub struct Name key(field, ...) recursive {   // key(...) only for model roots,
 ///                                                    // recursive for a struct that nests itself
-///         #[serde attributes] pub field: Type,
+///         #[serde attributes] pub field: Type = "json key",
 ///     }
 /// }
 /// ```
+///
+/// The invocations are generated (drivers/rust/codegen/generate_models.py).
 macro_rules! model_struct {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident $(key($($key:ident),+))? recursive { $($fields:tt)* }
+        pub struct $name:ident $(key($($order:ident),+))? recursive { $($fields:tt)* }
     ) => {
-        model_struct!(@[recursive] $(#[$meta])* pub struct $name $(key($($key),+))? { $($fields)* });
+        model_struct!(@[recursive] $(#[$meta])* pub struct $name $(key($($order),+))? { $($fields)* });
     };
     (
         $(#[$meta:meta])*
-        pub struct $name:ident $(key($($key:ident),+))? { $($fields:tt)* }
+        pub struct $name:ident $(key($($order:ident),+))? { $($fields:tt)* }
     ) => {
-        model_struct!(@[] $(#[$meta])* pub struct $name $(key($($key),+))? { $($fields)* });
+        model_struct!(@[] $(#[$meta])* pub struct $name $(key($($order),+))? { $($fields)* });
     };
     (
         @[$($recursive:ident)?]
         $(#[$meta:meta])*
-        pub struct $name:ident $(key($($key:ident),+))? {
-            $( $(#[$field_meta:meta])* pub $field:ident : $ty:ty, )*
+        pub struct $name:ident $(key($($order:ident),+))? {
+            $( $(#[$field_meta:meta])* pub $field:ident : $ty:ty = $key:literal, )*
         }
     ) => {
         // rkyv's derives come first: a struct's `#[rkyv(...)]` attributes (in `$meta`) follow them
@@ -77,7 +67,7 @@ macro_rules! model_struct {
         #[derive(::bincode2::Encode)] #[bincode(crate = "::bincode2")]
         #[serde(deny_unknown_fields)]
         pub struct $name {
-            $( $(#[$field_meta])* pub $field: $ty, )*
+            $( $(#[$field_meta])* #[serde(rename = $key)] pub $field: $ty, )*
         }
 
         impl $crate::model_struct::Omittable for $name {}
@@ -97,18 +87,17 @@ macro_rules! model_struct {
         impl ::serde::Serialize for $name {
             fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 use ::serde::ser::SerializeStruct;
-                use $crate::model_struct::{key, Omittable};
+                use $crate::model_struct::Omittable;
                 let omit = s.is_human_readable();
                 let len = 0 $( + !(omit && self.$field.is_absent()) as usize )*;
                 let mut out = s.serialize_struct(stringify!($name), len)?;
-                $({
-                    const KEY: &str = key(stringify!($field));
+                $(
                     if omit && self.$field.is_absent() {
-                        out.skip_field(KEY)?;
+                        out.skip_field($key)?;
                     } else {
-                        out.serialize_field(KEY, &self.$field)?;
+                        out.serialize_field($key, &self.$field)?;
                     }
-                })*
+                )*
                 out.end()
             }
         }
@@ -124,11 +113,79 @@ macro_rules! model_struct {
             fn total_cmp(&self, other: &Self) -> ::std::cmp::Ordering {
                 use $crate::order::TotalOrder;
                 ::std::cmp::Ordering::Equal
-                    $( $( .then_with(|| TotalOrder::total_cmp(&self.$key, &other.$key)) )+ )?
+                    $( $( .then_with(|| TotalOrder::total_cmp(&self.$order, &other.$order)) )+ )?
                     $( .then_with(|| TotalOrder::total_cmp(&self.$field, &other.$field)) )*
             }
         }
     };
     (@level) => { () };
     (@level recursive) => { $crate::nesting::Level::decoding()? };
+}
+
+/// ```text
+/// model_enum! {
+///     pub enum Name [count] "what it is" { Variant = "SYMBOL", ... }
+/// }
+/// ```
+///
+/// An enum of the models: JSON uses the symbol, the checksum, the order and every binary
+/// layout the ordinal (its position, from 0). The invocations are generated.
+macro_rules! model_enum {
+    (
+        pub enum $name:ident [$count:literal] $what:literal {
+            $( $variant:ident = $symbol:literal, )+
+        }
+    ) => {
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[derive(::serde::Serialize, ::serde::Deserialize)]
+        #[derive(::rkyv::Archive, ::rkyv::Serialize, ::rkyv::Deserialize)]
+        #[derive(::bincode2::Encode, ::bincode2::Decode)]
+        #[bincode(crate = "::bincode2")]
+        pub enum $name {
+            $( #[serde(rename = $symbol)] $variant, )+
+        }
+
+        impl $name {
+            pub const ALL: [$name; $count] = [$( $name::$variant ),+];
+            /// What it is, in words, for error messages.
+            pub const WHAT: &'static str = $what;
+
+            /// Declared position, starting at 0.
+            #[inline(always)]
+            pub fn ordinal(self) -> u8 {
+                self as u8
+            }
+
+            /// The value at a declared position.
+            #[inline]
+            pub fn from_ordinal(ordinal: usize) -> Option<Self> {
+                Self::ALL.get(ordinal).copied()
+            }
+        }
+
+        impl $crate::model_struct::Omittable for $name {}
+
+        impl $crate::checksum::Checksum for $name {
+            #[inline]
+            fn fold(&self, h: &mut $crate::checksum::Hasher) {
+                h.int(self.ordinal() as i64);
+            }
+        }
+
+        impl $crate::order::TotalOrder for $name {
+            fn total_cmp(&self, other: &Self) -> ::std::cmp::Ordering {
+                self.ordinal().cmp(&other.ordinal())
+            }
+        }
+    };
+}
+
+/// `Root => Variant [key fields]`: each root's `ModelType` (invoked by the generated code).
+macro_rules! model_type {
+    ($($ty:ty => $id:ident [$($key:literal),*]),* $(,)?) => {$(
+        impl $crate::ModelType for $ty {
+            const ID: $crate::ModelId = $crate::ModelId::$id;
+            const KEY: &'static [&'static str] = &[$($key),*];
+        }
+    )*};
 }

@@ -1,6 +1,6 @@
-//! A bound on the recursion a decoder's input controls. The tweet is the one recursive model:
-//! its quoted and retweeted statuses deserialize through [`nested`], which counts the levels
-//! on this thread, so a hostile document nested a million deep is an error, not a stack
+//! A bound on the recursion a decoder's input controls. The fields through which a struct
+//! nests itself (the tweet's quoted and retweeted statuses) deserialize through [`nested`],
+//! which counts the levels on this thread, so a hostile document nested a million deep is an error, not a stack
 //! overflow, in every serde-based reader (bson, msgpack, postcard, bincode, flexbuffers, ...).
 //! bincode 2's `Decode` of a `recursive` model struct counts its levels with [`Level::decoding`].
 
@@ -40,15 +40,15 @@ impl Drop for Level {
     }
 }
 
-/// Deserializes an optional nested value one level deeper, refusing more than
+/// Deserializes a field that nests its struct again one level deeper, refusing more than
 /// [`MAX_NESTING`] levels.
-pub fn nested<'de, D, T>(deserializer: D) -> Result<Option<Box<T>>, D::Error>
+pub fn nested<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
     let _level = Level::enter().ok_or_else(|| D::Error::custom(too_deep()))?;
-    Option::<Box<T>>::deserialize(deserializer)
+    T::deserialize(deserializer)
 }
 
 #[cold]

@@ -1,5 +1,7 @@
 //! The model registry: one id per benchmarked model and its root type, plus [`dispatch!`]
-//! to run code that is generic over the root type of a model chosen at run time.
+//! to run code that is generic over the root type of a model chosen at run time. The ids,
+//! their roots and `dispatch!` are generated from the definitions (`ModelId` in `models.rs`
+//! of the build's output); what does not depend on the models is here.
 
 use std::fmt;
 use std::str::FromStr;
@@ -9,47 +11,7 @@ use serde::Serialize;
 
 use crate::checksum::Checksum;
 use crate::order::TotalOrder;
-use crate::{Arrays, Customer, LineItem, Org, Part, SparseVector, Trade, Tweet};
-
-/// The benchmarked models, by their snake_case ids.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ModelId {
-    Part,
-    LineItem,
-    Customer,
-    Tweet,
-    Sparse,
-    Trade,
-    Org,
-    Arrays,
-}
-
-impl ModelId {
-    pub const ALL: [ModelId; 8] = [
-        ModelId::Part,
-        ModelId::LineItem,
-        ModelId::Customer,
-        ModelId::Tweet,
-        ModelId::Sparse,
-        ModelId::Trade,
-        ModelId::Org,
-        ModelId::Arrays,
-    ];
-
-    /// The id used in CLIs, file names, JSON and results.
-    pub fn name(self) -> &'static str {
-        match self {
-            ModelId::Part => "part",
-            ModelId::LineItem => "lineitem",
-            ModelId::Customer => "customer",
-            ModelId::Tweet => "tweet",
-            ModelId::Sparse => "sparse",
-            ModelId::Trade => "trade",
-            ModelId::Org => "org",
-            ModelId::Arrays => "arrays",
-        }
-    }
-}
+use crate::ModelId;
 
 impl fmt::Display for ModelId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -103,75 +65,6 @@ pub trait ModelType:
     const ID: ModelId;
     /// The fields the total order compares first, by canonical name.
     const KEY: &'static [&'static str];
-}
-
-macro_rules! model_type {
-    ($($ty:ty => $id:ident [$($key:literal),*]),* $(,)?) => {$(
-        impl ModelType for $ty {
-            const ID: ModelId = ModelId::$id;
-            const KEY: &'static [&'static str] = &[$($key),*];
-        }
-    )*};
-}
-
-model_type! {
-    Part => Part ["partkey"],
-    LineItem => LineItem ["orderkey", "linenumber"],
-    Customer => Customer ["custkey"],
-    Tweet => Tweet ["id"],
-    SparseVector => Sparse [],
-    Trade => Trade ["source_id"],
-    Org => Org ["name"],
-    Arrays => Arrays [],
-}
-
-/// Evaluates `body` with the type alias `T` bound to the root type of `model` (a
-/// [`ModelId`]); every arm must produce the same type.
-///
-/// ```
-/// use serbench_model::{dispatch, ModelId, ModelType};
-/// fn key_of<M: ModelType>() -> &'static [&'static str] { M::KEY }
-/// let key = dispatch!(ModelId::LineItem, T => key_of::<T>());
-/// assert_eq!(key, ["orderkey", "linenumber"]);
-/// ```
-#[macro_export]
-macro_rules! dispatch {
-    ($model:expr, $t:ident => $body:expr) => {
-        match $model {
-            $crate::ModelId::Part => {
-                type $t = $crate::Part;
-                $body
-            }
-            $crate::ModelId::LineItem => {
-                type $t = $crate::LineItem;
-                $body
-            }
-            $crate::ModelId::Customer => {
-                type $t = $crate::Customer;
-                $body
-            }
-            $crate::ModelId::Tweet => {
-                type $t = $crate::Tweet;
-                $body
-            }
-            $crate::ModelId::Sparse => {
-                type $t = $crate::SparseVector;
-                $body
-            }
-            $crate::ModelId::Trade => {
-                type $t = $crate::Trade;
-                $body
-            }
-            $crate::ModelId::Org => {
-                type $t = $crate::Org;
-                $body
-            }
-            $crate::ModelId::Arrays => {
-                type $t = $crate::Arrays;
-                $body
-            }
-        }
-    };
 }
 
 #[cfg(test)]

@@ -192,7 +192,7 @@ fn total_order_compares_keys_first_then_every_field() {
 fn total_order_of_lineitems_uses_orderkey_then_linenumber() {
     let value = golden()
         .into_iter()
-        .find(|(m, _, _)| *m == ModelId::LineItem)
+        .find(|(m, _, _)| *m == ModelId::Lineitem)
         .unwrap()
         .2;
     let a: LineItem = from_json(value.to_string().as_bytes()).unwrap();

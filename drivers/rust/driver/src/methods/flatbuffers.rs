@@ -12,11 +12,7 @@
 use ::flatbuffers::{
     FlatBufferBuilder, ForwardsUOffset, InvalidFlatbuffer, Vector, VerifierOptions, WIPOffset,
 };
-use serbench_model::{
-    Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
-    Hashtag, LineItem, Media, Mention, Order, Org, OrgType, Part, Place, Size, Sizes, SparseVector,
-    Supplier, Trade, Tweet, Url, User,
-};
+use serbench_model::{each_enum, each_root, each_struct, fbs_wrappers, types, Hasher};
 
 use super::handcoded::MAX_NESTING;
 use super::{Codec, DecodeError, Method};
@@ -235,76 +231,96 @@ impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<&'a str>>>> for Vec<String>
     }
 }
 
-impl Put for OrgType {
-    type Out = fb::OrgType;
-    fn put(&self, _: &mut Fbb) -> fb::OrgType {
-        fb::OrgType(self.ordinal() as i8)
-    }
-}
-
-impl<'a> Field<'a, fb::OrgType> for OrgType {
-    fn visit(a: fb::OrgType, h: &mut Hasher) -> Result<(), DecodeError> {
-        h.int(OrgType::take(a)?.ordinal() as i64);
-        Ok(())
-    }
-    fn take(a: fb::OrgType) -> Result<Self, DecodeError> {
-        usize::try_from(a.0)
-            .ok()
-            .and_then(|i| OrgType::ALL.get(i).copied())
-            .ok_or_else(|| DecodeError::new(0, format!("org type {} is not a known ordinal", a.0)))
-    }
-}
-
-/// `[[[f64]]]` as lists of wrapper tables, each holding one list (docs/schemas.md).
-type Rings<'a> = Option<Vector<'a, ForwardsUOffset<fb::DoubleListList<'a>>>>;
-
-impl Put for Vec<Vec<Vec<f64>>> {
-    type Out = Offsets<fb::DoubleListList<'static>>;
-    fn put(&self, fbb: &mut Fbb) -> Self::Out {
-        let rings: Vec<_> = self
-            .iter()
-            .map(|ring| {
-                let positions: Vec<_> = ring
-                    .iter()
-                    .map(|p| {
-                        let values = p.put(fbb);
-                        fb::DoubleList::create(fbb, &fb::DoubleListArgs { values })
-                    })
-                    .collect();
-                let positions = Some(fbb.create_vector(&positions));
-                fb::DoubleListList::create(fbb, &fb::DoubleListListArgs { values: positions })
-            })
-            .collect();
-        Some(fbb.create_vector(&rings))
-    }
-}
-
-impl<'a> Field<'a, Rings<'a>> for Vec<Vec<Vec<f64>>> {
-    fn visit(a: Rings<'a>, h: &mut Hasher) -> Result<(), DecodeError> {
-        let rings = a.unwrap_or_default();
-        h.list_len(rings.len());
-        for ring in rings.iter() {
-            let positions = ring.values().unwrap_or_default();
-            h.list_len(positions.len());
-            for p in positions.iter() {
-                Vec::<f64>::visit(p.values(), h)?;
+/// Each enum as its ordinal.
+macro_rules! enums {
+    ($($name:ident [$($names:ident)*] { $($variants:tt)* })*) => {$(
+        impl Put for types::$name {
+            type Out = fb::$name;
+            fn put(&self, _: &mut Fbb) -> fb::$name {
+                fb::$name(self.ordinal() as _)
             }
         }
-        Ok(())
-    }
-    fn take(a: Rings<'a>) -> Result<Self, DecodeError> {
-        a.unwrap_or_default()
-            .iter()
-            .map(|ring| {
-                ring.values()
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|p| Vec::<f64>::take(p.values()))
-                    .collect()
-            })
-            .collect()
-    }
+
+        impl<'a> Field<'a, fb::$name> for types::$name {
+            fn visit(a: fb::$name, h: &mut Hasher) -> Result<(), DecodeError> {
+                h.int(Self::take(a)?.ordinal() as i64);
+                Ok(())
+            }
+            fn take(a: fb::$name) -> Result<Self, DecodeError> {
+                usize::try_from(a.0).ok().and_then(Self::from_ordinal).ok_or_else(|| {
+                    DecodeError::new(0, format!("{} {} is not a known ordinal", Self::WHAT, a.0))
+                })
+            }
+        }
+    )*};
 }
+each_enum!(enums);
+
+/// A list in a list: a list of wrapper tables, each holding one list (docs/schemas.md), as
+/// `[[[f64]]]` is a list of `DoubleListList`s of `DoubleList`s.
+macro_rules! wrappers {
+    ($($native:ty => $table:ident $args:ident),* $(,)?) => {$(
+        impl Put for Vec<$native> {
+            type Out = Offsets<fb::$table<'static>>;
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                let tables: Vec<_> = self
+                    .iter()
+                    .map(|list| {
+                        let values = list.put(fbb);
+                        fb::$table::create(fbb, &fb::$args { values })
+                    })
+                    .collect();
+                Some(fbb.create_vector(&tables))
+            }
+        }
+
+        impl Put for Option<Vec<$native>> {
+            type Out = Offsets<fb::$table<'static>>;
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                self.as_ref().and_then(|v| v.put(fbb))
+            }
+        }
+
+        impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::$table<'a>>>>> for Vec<$native> {
+            fn visit(
+                a: Option<Vector<'a, ForwardsUOffset<fb::$table<'a>>>>,
+                h: &mut Hasher,
+            ) -> Result<(), DecodeError> {
+                let tables = a.unwrap_or_default();
+                h.list_len(tables.len());
+                for table in tables.iter() {
+                    <$native>::visit(table.values(), h)?;
+                }
+                Ok(())
+            }
+            fn take(a: Option<Vector<'a, ForwardsUOffset<fb::$table<'a>>>>) -> Result<Self, DecodeError> {
+                a.unwrap_or_default().iter().map(|t| <$native>::take(t.values())).collect()
+            }
+        }
+
+        impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::$table<'a>>>>>
+            for Option<Vec<$native>>
+        {
+            fn visit(
+                a: Option<Vector<'a, ForwardsUOffset<fb::$table<'a>>>>,
+                h: &mut Hasher,
+            ) -> Result<(), DecodeError> {
+                match a {
+                    None => h.absent(),
+                    Some(v) => {
+                        h.present();
+                        Vec::<$native>::visit(Some(v), h)?;
+                    }
+                }
+                Ok(())
+            }
+            fn take(a: Option<Vector<'a, ForwardsUOffset<fb::$table<'a>>>>) -> Result<Self, DecodeError> {
+                a.map(|v| Vec::<$native>::take(Some(v))).transpose()
+            }
+        }
+    )*};
+}
+fbs_wrappers!(wrappers);
 
 /// `visit` of one field, its native type taken from the field itself.
 #[inline(always)]
@@ -316,38 +332,20 @@ fn visit_field<'a, S, F: Field<'a, A>, A>(
     F::visit(a, h)
 }
 
-/// A field through its generated accessor: named as the field, or as flatc renamed it.
-macro_rules! get {
-    ($t:ident, $field:ident) => {
-        $t.$field()
-    };
-    ($t:ident, $field:ident $acc:ident) => {
-        $t.$acc()
-    };
-}
-
-/// A field of a table's `Args`, named as the field or as flatc renamed it.
-macro_rules! set {
-    ($args:ident, $field:ident, $value:expr) => {
-        $args.$field = $value
-    };
-    ($args:ident, $field:ident $acc:ident, $value:expr) => {
-        $args.$acc = $value
-    };
-}
-
-/// One line per table: `Native / Args { field, field as accessor, … }`, fields in canonical
-/// order. Each table is also a required field (absent = corrupt), an optional one and a
-/// list element.
+/// Each struct's table, field by field (the generated `each_struct!` lists them, with the
+/// names flatc gives them). Each table is also a required field (absent = corrupt), an
+/// optional one, a list element and, for a struct that nests itself, a boxed optional.
 macro_rules! tables {
-    ($($name:ident / $args:ident { $($field:ident $(as $acc:ident)?),* $(,)? })*) => {$(
-        impl Put for $name {
+    ($($name:ident [$archived:ident $args:ident $message:ident] {
+        $($field:ident [$flatc:ident $prost:ident]),* $(,)?
+    })*) => {$(
+        impl Put for types::$name {
             type Out = Option<WIPOffset<fb::$name<'static>>>;
             #[inline]
             fn put(&self, fbb: &mut Fbb) -> Self::Out {
-                let $name { $($field),* } = self;
+                let types::$name { $($field),* } = self;
                 let mut args = fb::$args::default();
-                $( set!(args, $field $($acc)?, $field.put(fbb)); )*
+                $( args.$flatc = $field.put(fbb); )*
                 // a table holding -0.0 is written with all its scalars, so that -0.0 is kept
                 let force = false $( || $field.negative_zero() )*;
                 fbb.force_defaults(force);
@@ -357,7 +355,7 @@ macro_rules! tables {
             }
         }
 
-        impl Put for Option<$name> {
+        impl Put for Option<types::$name> {
             type Out = Option<WIPOffset<fb::$name<'static>>>;
             #[inline]
             fn put(&self, fbb: &mut Fbb) -> Self::Out {
@@ -365,7 +363,7 @@ macro_rules! tables {
             }
         }
 
-        impl Put for Vec<$name> {
+        impl Put for Vec<types::$name> {
             type Out = Offsets<fb::$name<'static>>;
             fn put(&self, fbb: &mut Fbb) -> Self::Out {
                 let offsets: Vec<_> = self.iter().filter_map(|v| v.put(fbb)).collect();
@@ -373,58 +371,104 @@ macro_rules! tables {
             }
         }
 
-        impl<'a> Field<'a, fb::$name<'a>> for $name {
+        impl<'a> Field<'a, fb::$name<'a>> for types::$name {
             #[inline]
             fn visit(t: fb::$name<'a>, h: &mut Hasher) -> Result<(), DecodeError> {
-                $( visit_field(|s: &$name| &s.$field, get!(t, $field $($acc)?), h)?; )*
+                $( visit_field(|s: &types::$name| &s.$field, t.$flatc(), h)?; )*
                 Ok(())
             }
             #[inline]
             fn take(t: fb::$name<'a>) -> Result<Self, DecodeError> {
-                Ok($name { $( $field: Field::take(get!(t, $field $($acc)?))?, )* })
+                Ok(types::$name { $( $field: Field::take(t.$flatc())?, )* })
             }
         }
 
-        impl<'a> Field<'a, Option<fb::$name<'a>>> for $name {
+        impl<'a> Field<'a, Option<fb::$name<'a>>> for types::$name {
             #[inline]
             fn visit(a: Option<fb::$name<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
-                $name::visit(required(a)?, h)
+                <types::$name>::visit(required(a)?, h)
             }
             #[inline]
             fn take(a: Option<fb::$name<'a>>) -> Result<Self, DecodeError> {
-                $name::take(required(a)?)
+                <types::$name>::take(required(a)?)
             }
         }
 
-        impl<'a> Field<'a, Option<fb::$name<'a>>> for Option<$name> {
+        impl<'a> Field<'a, Option<fb::$name<'a>>> for Option<types::$name> {
             #[inline]
             fn visit(a: Option<fb::$name<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
                 match a {
                     None => h.absent(),
                     Some(t) => {
                         h.present();
-                        $name::visit(t, h)?;
+                        <types::$name>::visit(t, h)?;
                     }
                 }
                 Ok(())
             }
             #[inline]
             fn take(a: Option<fb::$name<'a>>) -> Result<Self, DecodeError> {
-                a.map($name::take).transpose()
+                a.map(<types::$name>::take).transpose()
             }
         }
 
-        impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>> for Vec<$name> {
+        impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>> for Vec<types::$name> {
             fn visit(a: Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>, h: &mut Hasher) -> Result<(), DecodeError> {
                 let v = a.unwrap_or_default();
                 h.list_len(v.len());
                 for t in v.iter() {
-                    $name::visit(t, h)?;
+                    <types::$name>::visit(t, h)?;
                 }
                 Ok(())
             }
             fn take(a: Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>) -> Result<Self, DecodeError> {
-                a.unwrap_or_default().iter().map($name::take).collect()
+                a.unwrap_or_default().iter().map(<types::$name>::take).collect()
+            }
+        }
+
+        impl Put for Option<Vec<types::$name>> {
+            type Out = Offsets<fb::$name<'static>>;
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                self.as_ref().and_then(|v| v.put(fbb))
+            }
+        }
+
+        impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>>
+            for Option<Vec<types::$name>>
+        {
+            fn visit(
+                a: Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>,
+                h: &mut Hasher,
+            ) -> Result<(), DecodeError> {
+                match a {
+                    None => h.absent(),
+                    Some(v) => {
+                        h.present();
+                        Vec::<types::$name>::visit(Some(v), h)?;
+                    }
+                }
+                Ok(())
+            }
+            fn take(
+                a: Option<Vector<'a, ForwardsUOffset<fb::$name<'a>>>>,
+            ) -> Result<Self, DecodeError> {
+                a.map(|v| Vec::<types::$name>::take(Some(v))).transpose()
+            }
+        }
+
+        impl Put for Option<Box<types::$name>> {
+            type Out = Option<WIPOffset<fb::$name<'static>>>;
+            fn put(&self, fbb: &mut Fbb) -> Self::Out {
+                self.as_ref().and_then(|t| t.put(fbb))
+            }
+        }
+
+        impl<'a> Field<'a, Option<fb::$name<'a>>> for Option<Box<types::$name>> {
+            fn visit(a: Option<fb::$name<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
+                <Option<types::$name> as Field<'a, _>>::visit(a, h)
+            }
+            fn take(a: Option<fb::$name<'a>>) -> Result<Self, DecodeError> {
+                Ok(<Option<types::$name> as Field<'a, _>>::take(a)?.map(Box::new))
             }
         }
     )*};
@@ -435,115 +479,15 @@ fn required<T>(a: Option<T>) -> Result<T, DecodeError> {
     a.ok_or_else(|| DecodeError::new(0, "a required table is absent"))
 }
 
-tables! {
-    Part / PartArgs {
-        partkey, name, mfgr, brand, r#type as type_, size as size_, container, retailprice, comment,
-    }
-    Supplier / SupplierArgs { suppkey, name, address, nationkey, phone, acctbal, comment }
-    LineItem / LineItemArgs {
-        orderkey, part, supplier, linenumber, quantity, extendedprice, discount, tax,
-        returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
-        comment,
-    }
-    Order / OrderArgs {
-        orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, clerk,
-        shippriority, comment, lineitems,
-    }
-    Customer / CustomerArgs {
-        custkey, name, address, nationkey, phone, acctbal, mktsegment, comment, orders,
-    }
-    Tweet / TweetArgs {
-        created_at, id, id_str, text, source, truncated, in_reply_to_status_id,
-        in_reply_to_user_id, in_reply_to_screen_name, user, coordinates, place,
-        quoted_status_id, is_quote_status, quoted_status, retweeted_status, quote_count,
-        reply_count, retweet_count, favorite_count, entities, extended_entities, favorited,
-        retweeted, possibly_sensitive, filter_level, lang, display_text_range,
-    }
-    User / UserArgs {
-        id, id_str, name, screen_name, location, url, description, protected, verified,
-        followers_count, friends_count, listed_count, favourites_count, statuses_count,
-        created_at, utc_offset, time_zone, geo_enabled, lang, contributors_enabled,
-        is_translator, profile_background_color, profile_background_image_url,
-        profile_background_image_url_https, profile_background_tile, profile_image_url,
-        profile_image_url_https, profile_banner_url, profile_link_color,
-        profile_sidebar_border_color, profile_sidebar_fill_color, profile_text_color,
-        profile_use_background_image, default_profile, default_profile_image, following,
-        follow_request_sent, notifications,
-    }
-    Entities / EntitiesArgs { hashtags, symbols, urls, user_mentions, media }
-    Hashtag / HashtagArgs { text, indices }
-    Url / UrlArgs { url, expanded_url, display_url, indices }
-    Mention / MentionArgs { screen_name, name, id, id_str, indices }
-    Media / MediaArgs {
-        id, id_str, indices, media_url, media_url_https, url, display_url, expanded_url,
-        r#type as type_, sizes, source_status_id, source_status_id_str,
-    }
-    Sizes / SizesArgs { thumb, small, medium, large }
-    Size / SizeArgs { w, h, resize }
-    ExtendedEntities / ExtendedEntitiesArgs { media }
-    Place / PlaceArgs {
-        id, url, place_type, name, full_name, country_code, country, bounding_box,
-    }
-    BoundingBox / BoundingBoxArgs { r#type as type_, coordinates }
-    Coordinates / CoordinatesArgs { r#type as type_, coordinates }
-    SparseVector / SparseVectorArgs { dimension, entries }
-    Entry / EntryArgs { position, value }
-    Trade / TradeArgs { source_id, special, order_code, priority, prices, quantities }
-    Org / OrgArgs { name, category, country, r#type as type_, attributes }
-    Attr / AttrArgs { id, quantity, amount, active, percent, size as size_ }
-    Arrays / ArraysArgs { strings, ints }
-}
-
-/// The optional lists of tables (`entities.media`).
-impl Put for Option<Vec<Media>> {
-    type Out = Offsets<fb::Media<'static>>;
-    fn put(&self, fbb: &mut Fbb) -> Self::Out {
-        self.as_ref().and_then(|v| v.put(fbb))
-    }
-}
-
-impl<'a> Field<'a, Option<Vector<'a, ForwardsUOffset<fb::Media<'a>>>>> for Option<Vec<Media>> {
-    fn visit(
-        a: Option<Vector<'a, ForwardsUOffset<fb::Media<'a>>>>,
-        h: &mut Hasher,
-    ) -> Result<(), DecodeError> {
-        match a {
-            None => h.absent(),
-            Some(v) => {
-                h.present();
-                Vec::<Media>::visit(Some(v), h)?;
-            }
-        }
-        Ok(())
-    }
-    fn take(a: Option<Vector<'a, ForwardsUOffset<fb::Media<'a>>>>) -> Result<Self, DecodeError> {
-        a.map(|v| Vec::<Media>::take(Some(v))).transpose()
-    }
-}
-
-/// The recursive statuses of a tweet.
-impl Put for Option<Box<Tweet>> {
-    type Out = Option<WIPOffset<fb::Tweet<'static>>>;
-    fn put(&self, fbb: &mut Fbb) -> Self::Out {
-        self.as_ref().and_then(|t| t.put(fbb))
-    }
-}
-
-impl<'a> Field<'a, Option<fb::Tweet<'a>>> for Option<Box<Tweet>> {
-    fn visit(a: Option<fb::Tweet<'a>>, h: &mut Hasher) -> Result<(), DecodeError> {
-        <Option<Tweet> as Field<'a, _>>::visit(a, h)
-    }
-    fn take(a: Option<fb::Tweet<'a>>) -> Result<Self, DecodeError> {
-        Ok(<Option<Tweet> as Field<'a, _>>::take(a)?.map(Box::new))
-    }
-}
+each_struct!(tables);
 
 /// `Codec` for each model root: one finished buffer, verified before any read.
 macro_rules! flatbuffers_codec {
-    ($($model:ident),*) => {$(
-        impl Codec<$model> for Flatbuffers {
+    ($($root:ident [$($protobuf:tt)*]),* $(,)?) => {$( flatbuffers_codec!(@ $root); )*};
+    (@ $root:ident) => {
+        impl Codec<types::$root> for Flatbuffers {
             #[inline]
-            fn encode(&mut self, value: &$model, out: &mut Vec<u8>) {
+            fn encode(&mut self, value: &types::$root, out: &mut Vec<u8>) {
                 self.fbb.reset();
                 let root = value.put(&mut self.fbb).expect("a table always has an offset");
                 self.fbb.finish_minimal(root);
@@ -551,8 +495,8 @@ macro_rules! flatbuffers_codec {
             }
 
             #[inline]
-            fn decode(&mut self, bytes: &[u8]) -> Result<$model, DecodeError> {
-                $model::take(root::<fb::$model>(bytes)?)
+            fn decode(&mut self, bytes: &[u8]) -> Result<types::$root, DecodeError> {
+                types::$root::take(root::<fb::$root>(bytes)?)
             }
 
             #[inline]
@@ -560,26 +504,17 @@ macro_rules! flatbuffers_codec {
                 match depth {
                     Depth::Materialize => {
                         use serbench_model::Checksum;
-                        Codec::<$model>::decode(self, bytes)?.fold(h);
+                        Codec::<types::$root>::decode(self, bytes)?.fold(h);
                         Ok(())
                     }
-                    Depth::Access => $model::visit(root::<fb::$model>(bytes)?, h),
+                    Depth::Access => types::$root::visit(root::<fb::$root>(bytes)?, h),
                     other => Err(DecodeError::depth(<Self as Method>::ID, other)),
                 }
             }
         }
-    )*};
+    };
 }
-flatbuffers_codec!(
-    Part,
-    LineItem,
-    Customer,
-    Tweet,
-    SparseVector,
-    Trade,
-    Org,
-    Arrays
-);
+each_root!(flatbuffers_codec);
 
 /// Tables nested inside one tweet below it: Tweet > Entities > Media > Sizes > Size (Place >
 /// BoundingBox > DoubleListList > DoubleList is as deep); no other model nests deeper.
@@ -633,6 +568,7 @@ fn root<'a, T: Root<'a>>(bytes: &'a [u8]) -> Result<T, DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serbench_model::{Arrays, Attr, Org, OrgType, Tweet};
 
     fn org() -> Org {
         Org {

@@ -3,16 +3,13 @@
 //! length + UTF-8, optional as one presence byte + value, list as u32 count + elements,
 //! nested structs inline, enums as one ordinal byte.
 //!
-//! Each struct's field list, written once below, drives all three directions: `put`
+//! Each struct's field list (generated from its definition: `each_struct!`) drives all three
+//! directions: `put`
 //! (encode), `take` (decode into native values, depth `materialize`) and `visit` (fold the
 //! checksum straight from the bytes, depth `access`). The decoder checks every length and
 //! byte and returns an error, never panics.
 
-use serbench_model::{
-    Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
-    Hashtag, LineItem, Media, Mention, ModelType, Order, Org, OrgType, Part, Place, Size, Sizes,
-    SparseVector, Supplier, Trade, Tweet, Url, User,
-};
+use serbench_model::{each_enum, each_struct, types, Hasher, ModelType};
 
 use super::{fold_decoded, Codec, DecodeError, Method};
 use crate::protocol::Depth;
@@ -394,29 +391,33 @@ impl<T: Layout> Layout for Box<T> {
     }
 }
 
-impl Layout for OrgType {
-    #[inline]
-    fn put(&self, out: &mut Vec<u8>) {
-        out.push(self.ordinal());
-    }
+/// Each enum as its ordinal byte.
+macro_rules! enum_layout {
+    ($($name:ident [$($names:ident)*] { $($variants:tt)* })*) => {$(
+        impl Layout for types::$name {
+            #[inline]
+            fn put(&self, out: &mut Vec<u8>) {
+                out.push(self.ordinal());
+            }
 
-    #[inline]
-    fn take(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let b = r.byte()?;
-        OrgType::ALL.get(b as usize).copied().ok_or_else(|| {
-            r.error(
-                1,
-                format!("org type ordinal {b} is not below {}", OrgType::ALL.len()),
-            )
-        })
-    }
+            #[inline]
+            fn take(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+                let b = r.byte()?;
+                Self::from_ordinal(b as usize).ok_or_else(|| {
+                    let (what, count) = (Self::WHAT, Self::ALL.len());
+                    r.error(1, format!("{what} ordinal {b} is not below {count}"))
+                })
+            }
 
-    #[inline]
-    fn visit(r: &mut Reader<'_>, h: &mut Hasher) -> Result<(), DecodeError> {
-        h.int(OrgType::take(r)?.ordinal() as i64);
-        Ok(())
-    }
+            #[inline]
+            fn visit(r: &mut Reader<'_>, h: &mut Hasher) -> Result<(), DecodeError> {
+                h.int(Self::take(r)?.ordinal() as i64);
+                Ok(())
+            }
+        }
+    )*};
 }
+each_enum!(enum_layout);
 
 /// `visit` of one field, its type taken from the field itself so the lists below need
 /// only the field names.
@@ -429,14 +430,16 @@ fn visit_field<S, F: Layout>(
     F::visit(r, h)
 }
 
-/// One line per struct: its fields in canonical order. `put` destructures the struct, so a
-/// field left out of a list does not compile.
+/// Each struct's fields in canonical order (the generated `each_struct!` lists them). `put`
+/// destructures the struct, so a field left out does not compile.
 macro_rules! layout {
-    ($($name:ident { $($field:ident),* $(,)? })*) => {$(
-        impl Layout for $name {
+    ($($name:ident [$($names:ident)*] {
+        $($field:ident [$($field_names:ident)*]),* $(,)?
+    })*) => {$(
+        impl Layout for types::$name {
             #[inline]
             fn put(&self, out: &mut Vec<u8>) {
-                let $name { $($field),* } = self;
+                let types::$name { $($field),* } = self;
                 $( Layout::put($field, out); )*
             }
 
@@ -444,7 +447,7 @@ macro_rules! layout {
             fn take(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
                 let mut cursor = *r;
                 // struct expressions evaluate their fields in the order written
-                let value = $name { $( $field: Layout::take(&mut cursor)?, )* };
+                let value = types::$name { $( $field: Layout::take(&mut cursor)?, )* };
                 *r = cursor;
                 Ok(value)
             }
@@ -453,73 +456,19 @@ macro_rules! layout {
             fn visit(r: &mut Reader<'_>, h: &mut Hasher) -> Result<(), DecodeError> {
                 // local copies stay in registers; the callers' copies are updated once
                 let (mut cursor, mut hasher) = (*r, *h);
-                $( visit_field(&mut cursor, &mut hasher, |s: &$name| &s.$field)?; )*
+                $( visit_field(&mut cursor, &mut hasher, |s: &types::$name| &s.$field)?; )*
                 (*r, *h) = (cursor, hasher);
                 Ok(())
             }
         }
     )*};
 }
-
-layout! {
-    Part { partkey, name, mfgr, brand, r#type, size, container, retailprice, comment }
-    Supplier { suppkey, name, address, nationkey, phone, acctbal, comment }
-    LineItem {
-        orderkey, part, supplier, linenumber, quantity, extendedprice, discount, tax,
-        returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
-        comment,
-    }
-    Order {
-        orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, clerk,
-        shippriority, comment, lineitems,
-    }
-    Customer {
-        custkey, name, address, nationkey, phone, acctbal, mktsegment, comment, orders,
-    }
-    Tweet {
-        created_at, id, id_str, text, source, truncated, in_reply_to_status_id,
-        in_reply_to_user_id, in_reply_to_screen_name, user, coordinates, place,
-        quoted_status_id, is_quote_status, quoted_status, retweeted_status, quote_count,
-        reply_count, retweet_count, favorite_count, entities, extended_entities, favorited,
-        retweeted, possibly_sensitive, filter_level, lang, display_text_range,
-    }
-    User {
-        id, id_str, name, screen_name, location, url, description, protected, verified,
-        followers_count, friends_count, listed_count, favourites_count, statuses_count,
-        created_at, utc_offset, time_zone, geo_enabled, lang, contributors_enabled,
-        is_translator, profile_background_color, profile_background_image_url,
-        profile_background_image_url_https, profile_background_tile, profile_image_url,
-        profile_image_url_https, profile_banner_url, profile_link_color,
-        profile_sidebar_border_color, profile_sidebar_fill_color, profile_text_color,
-        profile_use_background_image, default_profile, default_profile_image, following,
-        follow_request_sent, notifications,
-    }
-    Entities { hashtags, symbols, urls, user_mentions, media }
-    Hashtag { text, indices }
-    Url { url, expanded_url, display_url, indices }
-    Mention { screen_name, name, id, id_str, indices }
-    Media {
-        id, id_str, indices, media_url, media_url_https, url, display_url, expanded_url,
-        r#type, sizes, source_status_id, source_status_id_str,
-    }
-    Sizes { thumb, small, medium, large }
-    Size { w, h, resize }
-    ExtendedEntities { media }
-    Place { id, url, place_type, name, full_name, country_code, country, bounding_box }
-    BoundingBox { r#type, coordinates }
-    Coordinates { r#type, coordinates }
-    SparseVector { dimension, entries }
-    Entry { position, value }
-    Trade { source_id, special, order_code, priority, prices, quantities }
-    Org { name, category, country, r#type, attributes }
-    Attr { id, quantity, amount, active, percent, size }
-    Arrays { strings, ints }
-}
+each_struct!(layout);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serbench_model::object_hash;
+    use serbench_model::{object_hash, Arrays, Org, OrgType, Place, Trade};
 
     fn reference_trade() -> Trade {
         Trade {

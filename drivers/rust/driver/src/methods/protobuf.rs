@@ -8,9 +8,7 @@
 
 use prost::Message;
 use serbench_model::{
-    Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
-    Hashtag, LineItem, Media, Mention, Order, Org, OrgType, Part, Place, Size, Sizes, SparseVector,
-    Supplier, Trade, Tweet, Url, User, MAX_NESTING,
+    each_enum, each_root, each_struct, proto_wrappers, types, Hasher, MAX_NESTING,
 };
 
 use super::{fold_decoded, Codec, DecodeError, Method};
@@ -83,17 +81,25 @@ macro_rules! narrow {
 }
 narrow!(i8, i16);
 
-impl Conv<i32> for OrgType {
-    fn to_pb(&self) -> i32 {
-        self.ordinal() as i32
-    }
-    fn from_pb(p: i32) -> Result<Self, DecodeError> {
-        usize::try_from(p)
-            .ok()
-            .and_then(|i| OrgType::ALL.get(i).copied())
-            .ok_or_else(|| DecodeError::new(0, format!("org type {p} is not a known ordinal")))
-    }
+/// An enum travels as its ordinal.
+macro_rules! enums {
+    ($($name:ident [$($names:ident)*] { $($variants:tt)* })*) => {$(
+        impl Conv<i32> for types::$name {
+            fn to_pb(&self) -> i32 {
+                self.ordinal() as i32
+            }
+            fn from_pb(p: i32) -> Result<Self, DecodeError> {
+                usize::try_from(p)
+                    .ok()
+                    .and_then(Self::from_ordinal)
+                    .ok_or_else(|| {
+                        DecodeError::new(0, format!("{} {p} is not a known ordinal", Self::WHAT))
+                    })
+            }
+        }
+    )*};
 }
+each_enum!(enums);
 
 impl<T: Conv<P>, P> Conv<Option<P>> for Option<T> {
     #[inline]
@@ -117,8 +123,8 @@ impl<T: Conv<P>, P> Conv<Vec<P>> for Vec<T> {
     }
 }
 
-/// A boxed value is a nested status, the models' one recursion: prost refuses only past its
-/// own limit of 100 messages, so the statuses are counted here against PROTOCOL.md 2.1's
+/// A boxed value is a struct nested in itself (a tweet's statuses): prost refuses only past
+/// its own limit of 100 messages, so the levels are counted here against PROTOCOL.md 2.1's
 /// bound, the root included, as every serde-based reader counts them.
 impl<T: Conv<P>, P> Conv<Box<P>> for Box<T> {
     fn to_pb(&self) -> Box<P> {
@@ -160,126 +166,85 @@ impl Drop for Status {
 /// The wrapper messages of the schema conventions (docs/schemas.md): an optional list is a
 /// message holding it, and a list of lists a list of messages each holding one.
 macro_rules! wrapper {
-    ($($native:ty => $pb:ident . $field:ident),*) => {$(
+    ($($native:ty => $pb:ident),* $(,)?) => {$(
         impl Conv<pb::$pb> for $native {
             fn to_pb(&self) -> pb::$pb {
-                pb::$pb { $field: self.to_pb() }
+                pb::$pb { values: self.to_pb() }
             }
             fn from_pb(p: pb::$pb) -> Result<Self, DecodeError> {
-                Conv::from_pb(p.$field)
+                Conv::from_pb(p.values)
             }
         }
     )*};
 }
-wrapper!(
-    Vec<i32> => Int32List.values,
-    Vec<Media> => MediaList.values,
-    Vec<Vec<f64>> => DoubleListList.values,
-    Vec<f64> => DoubleList.values
-);
+proto_wrappers!(wrapper);
 
-/// One line per message: its fields. A struct is its message when nested in a list or an
-/// optional, and a required field (`Option` in prost) when nested directly: absent, it is
-/// corrupt (docs/schemas.md).
+/// Each struct's message, field by field (the generated `each_struct!` lists them, with the
+/// names prost gives them). A struct is its message when nested in a list or an optional, and
+/// a required field (`Option` in prost) when nested directly: absent, it is corrupt
+/// (docs/schemas.md).
+/// A struct's prost message.
+trait HasMessage {
+    type Message;
+}
+
+type Pb<T> = <T as HasMessage>::Message;
+
 macro_rules! messages {
-    ($($name:ident { $($field:ident),* $(,)? })*) => {$(
-        impl Conv<pb::$name> for $name {
+    ($($name:ident [$archived:ident $args:ident $message:ident] {
+        $($field:ident [$flatc:ident $prost:ident]),* $(,)?
+    })*) => {$(
+        impl HasMessage for types::$name {
+            type Message = pb::$message;
+        }
+
+        impl Conv<pb::$message> for types::$name {
             #[inline]
-            fn to_pb(&self) -> pb::$name {
-                let $name { $($field),* } = self;
-                pb::$name { $( $field: $field.to_pb(), )* }
+            fn to_pb(&self) -> pb::$message {
+                let types::$name { $($field),* } = self;
+                pb::$message { $( $prost: $field.to_pb(), )* }
             }
 
             #[inline]
-            fn from_pb(p: pb::$name) -> Result<Self, DecodeError> {
-                Ok($name { $( $field: Conv::from_pb(p.$field)?, )* })
+            fn from_pb(p: pb::$message) -> Result<Self, DecodeError> {
+                Ok(types::$name { $( $field: Conv::from_pb(p.$prost)?, )* })
             }
         }
 
-        impl Conv<Option<pb::$name>> for $name {
+        impl Conv<Option<pb::$message>> for types::$name {
             #[inline]
-            fn to_pb(&self) -> Option<pb::$name> {
-                Some(Conv::<pb::$name>::to_pb(self))
+            fn to_pb(&self) -> Option<pb::$message> {
+                Some(Conv::<pb::$message>::to_pb(self))
             }
 
             #[inline]
-            fn from_pb(p: Option<pb::$name>) -> Result<Self, DecodeError> {
+            fn from_pb(p: Option<pb::$message>) -> Result<Self, DecodeError> {
                 let p = p.ok_or_else(|| {
                     DecodeError::new(0, concat!("required message ", stringify!($name), " is absent"))
                 })?;
-                Conv::<pb::$name>::from_pb(p)
+                Conv::<pb::$message>::from_pb(p)
             }
         }
     )*};
 }
-
-messages! {
-    Part { partkey, name, mfgr, brand, r#type, size, container, retailprice, comment }
-    Supplier { suppkey, name, address, nationkey, phone, acctbal, comment }
-    LineItem {
-        orderkey, part, supplier, linenumber, quantity, extendedprice, discount, tax,
-        returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
-        comment,
-    }
-    Order {
-        orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, clerk,
-        shippriority, comment, lineitems,
-    }
-    Customer {
-        custkey, name, address, nationkey, phone, acctbal, mktsegment, comment, orders,
-    }
-    Tweet {
-        created_at, id, id_str, text, source, truncated, in_reply_to_status_id,
-        in_reply_to_user_id, in_reply_to_screen_name, user, coordinates, place,
-        quoted_status_id, is_quote_status, quoted_status, retweeted_status, quote_count,
-        reply_count, retweet_count, favorite_count, entities, extended_entities, favorited,
-        retweeted, possibly_sensitive, filter_level, lang, display_text_range,
-    }
-    User {
-        id, id_str, name, screen_name, location, url, description, protected, verified,
-        followers_count, friends_count, listed_count, favourites_count, statuses_count,
-        created_at, utc_offset, time_zone, geo_enabled, lang, contributors_enabled,
-        is_translator, profile_background_color, profile_background_image_url,
-        profile_background_image_url_https, profile_background_tile, profile_image_url,
-        profile_image_url_https, profile_banner_url, profile_link_color,
-        profile_sidebar_border_color, profile_sidebar_fill_color, profile_text_color,
-        profile_use_background_image, default_profile, default_profile_image, following,
-        follow_request_sent, notifications,
-    }
-    Entities { hashtags, symbols, urls, user_mentions, media }
-    Hashtag { text, indices }
-    Url { url, expanded_url, display_url, indices }
-    Mention { screen_name, name, id, id_str, indices }
-    Media {
-        id, id_str, indices, media_url, media_url_https, url, display_url, expanded_url,
-        r#type, sizes, source_status_id, source_status_id_str,
-    }
-    Sizes { thumb, small, medium, large }
-    Size { w, h, resize }
-    ExtendedEntities { media }
-    Place { id, url, place_type, name, full_name, country_code, country, bounding_box }
-    BoundingBox { r#type, coordinates }
-    Coordinates { r#type, coordinates }
-    SparseVector { dimension, entries }
-    Entry { position, value }
-    Trade { source_id, special, order_code, priority, prices, quantities }
-    Org { name, category, country, r#type, attributes }
-    Attr { id, quantity, amount, active, percent, size }
-    Arrays { strings, ints }
-}
+each_struct!(messages);
 
 /// `Codec` for each model root: its message's wire bytes, appended to the page buffer. An
 /// all-default message encodes to no bytes, but a stored object has at least one (PROTOCOL.md
 /// 4.2): it is stored as its first field that reads back as the default when written
 /// explicitly (an implicit-presence scalar or string, or a packed list, of value 0 or length
-/// 0), as the C++ driver stores it; every parser reads that as the same message.
+/// 0), as the C++ driver stores it; every parser reads that as the same message. Those bytes
+/// come with each root from `each_root!` (e.g. field 1 as varint 0, `08 00`).
 macro_rules! protobuf_codec {
-    ($($model:ident => $explicit_default:literal),*) => {$(
+    ($($root:ident [$explicit_default:literal]),* $(,)?) => {$(
+        protobuf_codec!(@ types::$root, $explicit_default);
+    )*};
+    (@ $model:ty, $explicit_default:literal) => {
         impl Codec<$model> for Protobuf {
             #[inline]
             fn encode(&mut self, value: &$model, out: &mut Vec<u8>) {
                 let start = out.len();
-                Conv::<pb::$model>::to_pb(value)
+                Conv::<Pb<$model>>::to_pb(value)
                     .encode(out)
                     .expect("a Vec grows to hold any message");
                 if out.len() == start {
@@ -289,9 +254,9 @@ macro_rules! protobuf_codec {
 
             #[inline]
             fn decode(&mut self, bytes: &[u8]) -> Result<$model, DecodeError> {
-                let message = pb::$model::decode(bytes)
+                let message = Pb::<$model>::decode(bytes)
                     .map_err(|e| DecodeError::new(0, format!("protobuf: {e}")))?;
-                Conv::<pb::$model>::from_pb(message)
+                Conv::<Pb<$model>>::from_pb(message)
             }
 
             #[inline]
@@ -302,24 +267,14 @@ macro_rules! protobuf_codec {
                 }
             }
         }
-    )*};
+    };
 }
-// field 1 as varint 0 (`08 00`) or as an empty string (`0a 00`); arrays: its packed ints,
-// field 2, empty (`12 00`), its strings not being packable
-protobuf_codec!(
-    Part => b"\x08\x00",
-    LineItem => b"\x08\x00",
-    Customer => b"\x08\x00",
-    Tweet => b"\x0a\x00",
-    SparseVector => b"\x08\x00",
-    Trade => b"\x08\x00",
-    Org => b"\x0a\x00",
-    Arrays => b"\x12\x00"
-);
+each_root!(protobuf_codec);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serbench_model::{Arrays, Attr, Org, OrgType, Tweet};
 
     fn org() -> Org {
         Org {

@@ -25,8 +25,7 @@ use ::rkyv::string::ArchivedString;
 use ::rkyv::validation::{archive::ArchiveValidator, ArchiveContext};
 use ::rkyv::vec::ArchivedVec;
 use ::rkyv::{boxed::ArchivedBox, option::ArchivedOption, Archived};
-use serbench_model::archived::*;
-use serbench_model::{Arrays, Customer, Hasher, LineItem, Org, Part, SparseVector, Trade, Tweet};
+use serbench_model::{each_enum, each_root, each_struct, types, Hasher};
 
 use super::{fold_decoded, Codec, DecodeError, Method};
 use crate::protocol::Depth;
@@ -365,87 +364,40 @@ impl<T: Fold> Fold for ArchivedBox<T> {
     }
 }
 
-impl Fold for ArchivedOrgType {
-    #[inline]
-    fn fold(&self, h: &mut Hasher) {
-        let ordinal = match self {
-            ArchivedOrgType::Foo => 0,
-            ArchivedOrgType::Bar => 1,
-            ArchivedOrgType::Baz => 2,
-        };
-        h.int(ordinal);
-    }
+/// Each enum by its ordinal.
+macro_rules! enum_fold {
+    ($($name:ident [$archived:ident] { $($variant:ident $ordinal:literal),* })*) => {$(
+        impl Fold for types::$archived {
+            #[inline]
+            fn fold(&self, h: &mut Hasher) {
+                let ordinal = match self {
+                    $( types::$archived::$variant => $ordinal, )*
+                };
+                h.int(ordinal);
+            }
+        }
+    )*};
 }
+each_enum!(enum_fold);
 
-/// One line per struct: its fields in canonical order. The destructuring makes a field left
-/// out of a list fail to compile. Always inlined: a call passes the hash through memory (the
-/// `&mut Hasher`), a store and a reload on the hash's serial chain for every nested record.
+/// Each struct's fields in canonical order (the generated `each_struct!` lists them). The
+/// destructuring makes a field left out fail to compile. Always inlined: a call passes the
+/// hash through memory (the `&mut Hasher`), a store and a reload on the hash's serial chain
+/// for every nested record.
 macro_rules! fold_fields {
-    ($($name:ident { $($field:ident),* $(,)? })*) => {$(
-        impl Fold for $name {
+    ($($name:ident [$archived:ident $($names:ident)*] {
+        $($field:ident [$($field_names:ident)*]),* $(,)?
+    })*) => {$(
+        impl Fold for types::$archived {
             #[inline(always)]
             fn fold(&self, h: &mut Hasher) {
-                let $name { $($field),* } = self;
+                let types::$archived { $($field),* } = self;
                 $( Fold::fold($field, h); )*
             }
         }
     )*};
 }
-
-fold_fields! {
-    ArchivedPart { partkey, name, mfgr, brand, r#type, size, container, retailprice, comment }
-    ArchivedSupplier { suppkey, name, address, nationkey, phone, acctbal, comment }
-    ArchivedLineItem {
-        orderkey, part, supplier, linenumber, quantity, extendedprice, discount, tax,
-        returnflag, linestatus, shipdate, commitdate, receiptdate, shipinstruct, shipmode,
-        comment,
-    }
-    ArchivedOrder {
-        orderkey, custkey, orderstatus, totalprice, orderdate, orderpriority, clerk,
-        shippriority, comment, lineitems,
-    }
-    ArchivedCustomer {
-        custkey, name, address, nationkey, phone, acctbal, mktsegment, comment, orders,
-    }
-    ArchivedTweet {
-        created_at, id, id_str, text, source, truncated, in_reply_to_status_id,
-        in_reply_to_user_id, in_reply_to_screen_name, user, coordinates, place,
-        quoted_status_id, is_quote_status, quoted_status, retweeted_status, quote_count,
-        reply_count, retweet_count, favorite_count, entities, extended_entities, favorited,
-        retweeted, possibly_sensitive, filter_level, lang, display_text_range,
-    }
-    ArchivedUser {
-        id, id_str, name, screen_name, location, url, description, protected, verified,
-        followers_count, friends_count, listed_count, favourites_count, statuses_count,
-        created_at, utc_offset, time_zone, geo_enabled, lang, contributors_enabled,
-        is_translator, profile_background_color, profile_background_image_url,
-        profile_background_image_url_https, profile_background_tile, profile_image_url,
-        profile_image_url_https, profile_banner_url, profile_link_color,
-        profile_sidebar_border_color, profile_sidebar_fill_color, profile_text_color,
-        profile_use_background_image, default_profile, default_profile_image, following,
-        follow_request_sent, notifications,
-    }
-    ArchivedEntities { hashtags, symbols, urls, user_mentions, media }
-    ArchivedHashtag { text, indices }
-    ArchivedUrl { url, expanded_url, display_url, indices }
-    ArchivedMention { screen_name, name, id, id_str, indices }
-    ArchivedMedia {
-        id, id_str, indices, media_url, media_url_https, url, display_url, expanded_url,
-        r#type, sizes, source_status_id, source_status_id_str,
-    }
-    ArchivedSizes { thumb, small, medium, large }
-    ArchivedSize { w, h, resize }
-    ArchivedExtendedEntities { media }
-    ArchivedPlace { id, url, place_type, name, full_name, country_code, country, bounding_box }
-    ArchivedBoundingBox { r#type, coordinates }
-    ArchivedCoordinates { r#type, coordinates }
-    ArchivedSparseVector { dimension, entries }
-    ArchivedEntry { position, value }
-    ArchivedTrade { source_id, special, order_code, priority, prices, quantities }
-    ArchivedOrg { name, category, country, r#type, attributes }
-    ArchivedAttr { id, quantity, amount, active, percent, size }
-    ArchivedArrays { strings, ints }
-}
+each_struct!(fold_fields);
 
 impl Rkyv {
     /// The depths other than `access`.
@@ -469,7 +421,8 @@ impl Rkyv {
 
 /// `Codec` for each model root (concrete types keep rkyv's serializer bounds out of sight).
 macro_rules! rkyv_codec {
-    ($($model:ty),*) => {$(
+    ($($root:ident [$($protobuf:tt)*]),* $(,)?) => {$( rkyv_codec!(@ types::$root); )*};
+    (@ $model:ty) => {
         const _: () = assert!(align_of::<Archived<$model>>() <= ALIGN);
 
         impl Codec<$model> for Rkyv {
@@ -501,18 +454,9 @@ macro_rules! rkyv_codec {
                 self.fold_other::<$model>(bytes, depth, h)
             }
         }
-    )*};
+    };
 }
-rkyv_codec!(
-    Part,
-    LineItem,
-    Customer,
-    Tweet,
-    SparseVector,
-    Trade,
-    Org,
-    Arrays
-);
+each_root!(rkyv_codec);
 
 #[cfg(test)]
 mod tests {
@@ -523,7 +467,8 @@ mod tests {
     use crate::tasks::{read_objects, Read, Selection};
     use crate::test_support::{Scratch, TEST_RUN};
     use crate::timing::IoTimer;
-    use serbench_model::{object_hash, Attr, OrgType, TweetKind};
+    use serbench_model::types::ArchivedTweet;
+    use serbench_model::{object_hash, Attr, Org, OrgType, Tweet, TweetKind};
 
     fn org() -> Org {
         Org {
