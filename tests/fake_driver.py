@@ -18,6 +18,9 @@ Misbehaviour is chosen through the environment:
                         variant" (variant - for the default)
   FAKE_DRIVER_VARIANTS  comma-separated variants its method offers (read like the default)
   FAKE_DRIVER_METHODS   comma-separated names under which it offers the same method too
+  FAKE_DRIVER_JIT       k: claim a JIT (info's toolchain.jit) that compiles each path (task,
+                        method, depth, variant) during its first k repetitions in the process:
+                        their samples say jit_ms 5 and jit_cpu_ns 5e6, the later ones 0
   FAKE_DRIVER_TIMES     report synthetic times instead of its own, for the statistics' tests:
                         comma-separated key=value of `shift` (every time x it: a whole run
                         faster or slower), `drift` and `period` (the machine's speed swings by
@@ -54,13 +57,16 @@ TRIGGER = dict(pair.split("=", 1) for pair in os.environ.get("FAKE_DRIVER_ON", "
                if pair)
 AFTER = int(os.environ.get("FAKE_DRIVER_AFTER", "0"))
 METHOD = "fakejson"
+JIT_RUNS = int(os.environ.get("FAKE_DRIVER_JIT", "0"))
+jit_counts: dict[tuple, int] = {}  # repetitions run per path, for the fake JIT
 HEADER = struct.Struct("<8sIIQQQQ24s24s8s24s")
 ENTRY = struct.Struct("<QII")
 MAGIC = b"SERBIDX\n"
 
 INFO = {
     "language": LANGUAGE, "driver_version": "0.0.0-fake",
-    "toolchain": {"python": sys.version.split()[0]}, "libraries": {"json": "stdlib"},
+    "toolchain": {"python": sys.version.split()[0], **({"jit": "fake"} if JIT_RUNS else {})},
+    "libraries": {"json": "stdlib"},
     "models": list(MODELS),
     "tasks": ["write", "read_seq", "read_rand", "read_par", "sort_dedup", "memory", "micro"],
     "methods": {
@@ -393,6 +399,8 @@ def op_run(req: dict) -> dict:
                   "cpu_ns": total - clock.io_ns, "io_ns": clock.io_ns}
         if cached is not None:
             sample["cached_fraction"] = cached
+        if JIT_RUNS:
+            sample.update(fake_jit((task, method, req["depth"], req.get("variant", ""))))
         sample.update(parts)
         samples.append(sample)
     if task == "write":
@@ -401,6 +409,13 @@ def op_run(req: dict) -> dict:
         return TASK_RESULTS[task](samples, out, params)
     return {"samples": samples, "counters": {"objects": out["count"]}, "checksum": out,
             "eviction": "fadvise_dontneed" if params.get("cold") else "none"}
+
+
+def fake_jit(path: tuple) -> dict:
+    """A repetition's JIT figures: compiling during the path's first JIT_RUNS repetitions."""
+    runs = jit_counts[path] = jit_counts.get(path, 0) + 1
+    compiling = runs <= JIT_RUNS
+    return {"jit_ms": 5 if compiling else 0, "jit_cpu_ns": 5_000_000 if compiling else 0}
 
 
 def scaled(parts: dict, factor: float) -> dict:

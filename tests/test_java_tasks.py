@@ -34,6 +34,7 @@ repetitions = 2
 threads = [1, 3]
 budget_bytes = [4096, 1048576]
 timeout_s = 120
+prewarm_max_ms = 0
 [[group]]
 tasks = ["read_par", "sort_dedup", "memory"]
 models = ["trade", "part"]
@@ -93,6 +94,7 @@ iterations = 1
 forks = 1
 buffers = ["fresh"]
 timeout_s = 120
+prewarm_max_ms = 0
 [[group]]
 tasks = ["micro"]
 models = ["trade"]
@@ -222,3 +224,22 @@ def test_the_driver_says_nothing_on_stderr_about_logging():
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert [a["status"] for a in answers[:2]] == ["ok", "ok"], answers
     assert "SLF4J" not in done.stderr, done.stderr
+
+
+def test_a_jvm_is_warmed_with_its_own_cells_before_it_is_timed(java_home, tmp_path):
+    """The Java driver names its JIT, so its process runs each of its cells unmeasured, pass
+    after pass, before the first measured round; every cell says how that went."""
+    plan = tmp_path / "prewarm.toml"
+    plan.write_text(COLD_PLAN.replace("prewarm_max_ms = 0", "prewarm_max_ms = 1500")
+                    .replace("forks = 1", "forks = 0")
+                    .replace('tasks = ["micro"]', 'tasks = ["write", "read_seq"]')
+                    .replace("n = [1000]", "n = [3]"))
+    cli_ok("run", str(plan))
+    with Results(java_home / "results.duckdb") as results:
+        [run] = results.runs()
+        cells = [c for c in results.cells(run["run_id"]) if c["method"] == "kryo"]
+    assert {c["task"] for c in cells} == {"write", "read_seq"}
+    warmed = [json.loads(c["counters"])["prewarm"] for c in cells]
+    assert all(c["status"] == "ok" for c in cells), [c["message"] for c in cells]
+    assert len({json.dumps(w, sort_keys=True) for w in warmed}) == 1  # the group's one warm-up
+    assert warmed[0]["passes"] >= 1 and isinstance(warmed[0]["quiet"], bool)

@@ -49,6 +49,7 @@ class Cell:
     warmup_ms: int = DEFAULTS["warmup_ms"]
     floor_rounds: int = 0  # reads, writes: each round followed by the floor of the same file
     warmup_max_ms: int = DEFAULTS["warmup_max_ms"]
+    prewarm_max_ms: int = DEFAULTS["prewarm_max_ms"]  # its process's warm-up (run/prewarm.py)
     net_page_bytes: int = 0  # network tasks: the network page
     # network tasks: the largest frame between data nodes (no part of the identity: a memory
     # guard, it changes no measured work)
@@ -83,7 +84,7 @@ class Cell:
 
     def plan_params(self) -> dict:
         params = {"warmups": self.warmups, "warmup_ms": self.warmup_ms,
-                  "warmup_max_ms": self.warmup_max_ms,
+                  "warmup_max_ms": self.warmup_max_ms, "prewarm_max_ms": self.prewarm_max_ms,
                   "repetitions": self.repetitions, "floor_rounds": self.floor_rounds,
                   "rounds_min": self.rounds_min, "rounds_max": self.rounds_max,
                   "ci_target": self.ci_target, "time_cap_s": self.time_cap_s,

@@ -95,6 +95,11 @@ PARAMS: tuple[Param, ...] = (
           "and, in a driver with a JIT, on while it still compiles (over 2 % of the last "
           "100 ms of warm-ups; a network cell: of its last repetition, on any node), up to "
           "this long", 0, HOUR_MS),
+    Param("prewarm_max_ms", "int", 4000,
+          "a driver with a JIT first runs each cell of its process (a method x model) once, "
+          "unmeasured, pass after pass, until a whole pass compiles at most 2 % of its time, "
+          "up to this long (0: no such warm-up; a group's process takes its cells' largest)",
+          0, HOUR_MS),
     Param("repetitions", "int", 1,
           "measured repetitions per round (more when one is shorter than min_sample_ms)",
           1, 1_000_000),

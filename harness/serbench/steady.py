@@ -91,6 +91,14 @@ def still_compiling(recent: list[dict]) -> bool:
     return spanned < QUIET_WINDOW_NS or any(_jit_problems(name, own) for name, own in jitted)
 
 
+def compiling(samples: list[dict]) -> str | None:
+    """What a JIT compiled over `samples` past what judge() calls steady (the process's own or
+    a network node's), or None: quiet, or no JIT figure. Asked of a whole warm-up pass over
+    a process's cells (run/prewarm.py), with judge()'s thresholds."""
+    jitted = [("", samples), *_jit_nodes(samples)]
+    return "; ".join(p for p in (_jit_problems(name, own) for name, own in jitted) if p) or None
+
+
 def _summed(measured: list[dict], key: str, scale: float = 1) -> float | None:
     """A per-sample figure summed over the measured repetitions (divided by `scale`); None
     when a sample lacks it (a driver without a JIT, or a figure the OS does not give)."""

@@ -48,7 +48,8 @@ from ..tasks import threaded
 
 
 # the request parameters that decide how a cell was measured, not what
-PROTOCOL_PARAMS = ("warmups", "warmup_ms", "warmup_max_ms", "repetitions", "iterations")
+PROTOCOL_PARAMS = ("warmups", "warmup_ms", "warmup_max_ms", "prewarm_max_ms", "repetitions",
+                   "iterations")
 
 MEDIANS = f"""
 SELECT {", ".join(f"c.{k}" for k in IDENTITY)}, c.status,

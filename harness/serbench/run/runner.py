@@ -54,6 +54,7 @@ from ..plan import Plan, expand, parse_plan, summary
 from ..provenance import collect, git_state, machine_state
 from ..results import CellResult, Results, new_run_id, record_process
 from ..tasks import PROOFS, TASKS
+from .prewarm import Prewarm, prewarm
 from .rounds import comparison_sets, run_set
 
 
@@ -105,6 +106,7 @@ class Runner:
     samples: dict[tuple, Sample] = field(default_factory=dict)
     # write cell identity -> digests of the file its scan proved right (tasks/write.py)
     scanned: dict[tuple, tuple] = field(default_factory=dict)
+    prewarms: dict[tuple, Prewarm] = field(default_factory=dict)  # by group key
     networks: Networks = field(default_factory=Networks)
     # every file this run writes carries it; trusting reads open no other (PROTOCOL.md 3)
     run_stamp: str = field(default_factory=new_run_stamp)
@@ -132,6 +134,10 @@ class Runner:
         # one verdict (a failed verification, an unusable file) may stand for many cells
         result = replace(result, params={**(result.params or cell.plan_params()),
                                          "sitting": self.sitting})
+        warmed = self.prewarms.get(cell.group_key)
+        if warmed is not None:
+            result = replace(result, counters={**(result.counters or {}),
+                                               "prewarm": warmed.counters()})
         if result.samples:
             verdict = steady.judge(result.samples)
             result = replace(result, steady=verdict.steady, steady_note=verdict.note)
@@ -224,7 +230,21 @@ class Runner:
                 group.ready.append(cell)
             else:
                 self.record(cell, result)
+        if self.infos[todo[0].language].get("toolchain", {}).get("jit"):
+            self.prewarm_group(group)
         return group
+
+    def prewarm_group(self, group: "Group") -> None:
+        """A JIT's process warmed with the cells it will measure (prewarm.py)."""
+        def run_once(cell: Cell) -> CellResult:
+            try:
+                return self.run_cell(group.alive_driver(cell), cell)
+            except DriverFailure as exc:
+                return failed(exc)
+
+        warmed = prewarm(group.ready, run_once)
+        if warmed is not None:
+            self.prewarms[group.ready[0].group_key] = warmed
 
     def round_of(self, groups: dict[tuple, "Group"], cell: Cell) -> CellResult:
         """One round of the cell in its group's process. A network cell is timed on its own

@@ -98,6 +98,8 @@ public final class Info {
         }
         t.put("max_heap_bytes", Runtime.getRuntime().maxMemory());
         t.put("processors", Runtime.getRuntime().availableProcessors());
+        // the harness warms a JIT's process with its cells before timing them (PROTOCOL.md 3)
+        t.put("jit", ManagementFactory.getCompilationMXBean().getName());
         return t;
     }
 

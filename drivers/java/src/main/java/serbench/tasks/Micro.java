@@ -64,7 +64,7 @@ public final class Micro implements Task {
         if (iterations == 0) {
             throw Failure.badRequest("params.iterations must be at least 1");
         }
-        List<T> all = Json.load(params.path("input"), model);
+        List<T> all = Inputs.objects(params.path("input"), model).objects();
         long n = params.u64("n");
         if (n > all.size()) {
             throw new Failure("out_of_range", "n = " + n + " asked, " + params.path("input")

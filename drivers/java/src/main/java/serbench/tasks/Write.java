@@ -47,9 +47,10 @@ public final class Write implements Task {
         if (!method.writes()) {
             return floor(model, params.path("input"), output, pageSize, runStamp, reps);
         }
-        List<T> objects = Json.load(params.path("input"), model);
-        Checksum checksum = new Checksum();
-        objects.forEach(o -> checksum.add(model.hash(o)));
+        Path input = params.path("input");
+        Inputs.Objects<T> in = Inputs.objects(input, model);
+        List<T> objects = in.objects();
+        Checksum checksum = in.checksum();
         // nothing is cached before a write, so there is nothing to evict
         PageWriter.Counters c = reps.run(null, timer -> Tasks.writeFile(codec, method, model,
             objects, output, pageSize, runStamp, timer), PageWriter.Counters::equals);
