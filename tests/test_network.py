@@ -402,7 +402,7 @@ def test_the_frame_limit_reaches_every_node_and_is_no_part_of_the_identity(tmp_p
         dataset_dir=sparse_dataset(tmp_path / "d", 3, 1000, 0.01), model="sparse",
         method="handcoded", depth="materialize", language="rust", page_size=PAGE, n=2,
         net_page_bytes=4096, net_frame_bytes=frame, warmups=1, repetitions=2, timeout_s=60,
-        warmup_max_ms=0)
+        warmup_max_ms=0, prewarm_max_ms=0)
     aggregate = Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "agg")
     fetch = Fetch().net_cell(plan_cell, Path("in"), [1] * 4, tmp_path / "fetch")
     merge = SortMerge().net_cell(SimpleNamespace(**{**plan_cell.__dict__, "model": "part",
@@ -496,7 +496,7 @@ def aggregate_cell(rust, tmp_path, method: str, depth: int = 3):
         settings={"tree_depth": depth}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
         model="sparse", method=method, depth="materialize", language="rust", page_size=PAGE,
         net_page_bytes=4096, net_frame_bytes=64 << 20, warmups=1, repetitions=2,
-        timeout_s=60, warmup_max_ms=0)
+        timeout_s=60, warmup_max_ms=0, prewarm_max_ms=0)
     return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
 
 
@@ -528,7 +528,7 @@ def test_a_tree_sort_merge_outputs_every_object_in_total_order(rust, parts, tmp_
     plan_cell = SimpleNamespace(
         settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
         depth="materialize", language="rust", page_size=PAGE, n=28, net_page_bytes=2048,
-        net_frame_bytes=64 << 20, warmups=1, repetitions=2, timeout_s=60, warmup_max_ms=0)
+        net_frame_bytes=64 << 20, warmups=1, repetitions=2, timeout_s=60, warmup_max_ms=0, prewarm_max_ms=0)
     cell = SortMerge().net_cell(plan_cell, encoded(rust, jsonl, method), None, tmp_path / "w")
     run = run_cell(SortMerge(), cell, LocalPlacement(), {"rust": rust})
     root = run.reports[-1]["root0"]

@@ -30,6 +30,7 @@ MIXED_PLAN = """
 name = "mixed"
 [params]
 rounds_max = 1
+prewarm_max_ms = 0      # plumbing: no JIT warm-up (tests/test_prewarm.py)
 page_size = 256
 warmups = 0
 repetitions = 1

@@ -404,6 +404,7 @@ NET_PLAN = """
 name = "net-nodes"
 [params]
 rounds_max = 1
+prewarm_max_ms = 0      # plumbing: no JIT warm-up (tests/test_prewarm.py)
 page_size = 256
 warmups = 1
 repetitions = 2

@@ -98,7 +98,8 @@ PARAMS: tuple[Param, ...] = (
     Param("prewarm_max_ms", "int", 4000,
           "a driver with a JIT first runs each cell of its process (a method x model) once, "
           "unmeasured, pass after pass, until a whole pass compiles at most 2 % of its time, "
-          "up to this long (0: no such warm-up; a group's process takes its cells' largest)",
+          "up to this long (0: no such warm-up; a group's process takes its cells' largest); "
+          "a network cell's new nodes warm up so every round, as with warmup_max_ms",
           0, HOUR_MS),
     Param("repetitions", "int", 1,
           "measured repetitions per round (more when one is shorter than min_sample_ms)",

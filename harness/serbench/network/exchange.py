@@ -56,9 +56,12 @@ class NetCell:
     @classmethod
     def of(cls, task: str, cell: Cell, variant: str, params: dict) -> "NetCell":
         """A plan's cell of a network task as its nodes run it: the task's params, the plan's
-        warm-up, repetitions and timeout."""
+        warm-up, repetitions and timeout. Its nodes are new processes every round, so their
+        JIT warms for as long as a process of the single-machine tasks would before its first
+        measured cell (prewarm_max_ms), or the cell's own warmup_max_ms if longer."""
         return cls(task, cell.model, cell.method, variant, cell.depth, params,
-                   cell.warmups, cell.repetitions, cell.timeout_s, cell.warmup_max_ms)
+                   cell.warmups, cell.repetitions, cell.timeout_s,
+                   max(cell.warmup_max_ms, cell.prewarm_max_ms))
 
 
 class NetTask(Protocol):
