@@ -178,7 +178,7 @@ def tree_cell(language: str, tmp_path: Path, method: str, warmup_max_ms: int = 0
         settings={"tree_depth": 3}, dataset_dir=sparse_dataset(tmp_path / "d", 8, 20_000, 0.05),
         model="sparse", method=method, depth="materialize", language=language, page_size=PAGE,
         net_page_bytes=4096, net_frame_bytes=64 << 20, warmups=1, repetitions=2,
-        timeout_s=60, warmup_max_ms=warmup_max_ms)
+        timeout_s=60, warmup_max_ms=warmup_max_ms, prewarm_max_ms=0)
     return Aggregate().net_cell(plan_cell, Path(), None, tmp_path / "work")
 
 
@@ -216,7 +216,7 @@ def sort_cell(language, parts, tmp_path, method, n=28, reps=2):
         settings={"tree_depth": 3}, dataset_dir=jsonl.parent, model="part", method=method,
         depth="materialize", language=language, page_size=PAGE, n=n, net_page_bytes=2048,
         net_frame_bytes=64 << 20, warmups=1 if reps > 1 else 0, repetitions=reps, timeout_s=60,
-        warmup_max_ms=0)
+        warmup_max_ms=0, prewarm_max_ms=0)
     return SortMerge().net_cell(plan_cell, encoded(language, jsonl, method), None,
                                 tmp_path / "w")
 

@@ -243,7 +243,9 @@ def cell_seconds(cell: Cell, sizes: Sizes) -> float:
     seconds = CELL_S + passes * (codec / CODEC_BYTES_PER_S + disk / DISK_BYTES_PER_S)
     # every round of a network cell starts its nodes afresh, and warms them up again
     fresh_rounds = rule_of(cell).rounds_min if TASKS[cell.task].net else 0
-    jit = max(fresh_rounds, 1) * cell.warmup_max_ms / 2000 if cell.language == "java" else 0
+    # (a network cell's new nodes warm as a fresh process does: NetCell.of)
+    warm_ms = max(cell.warmup_max_ms, cell.prewarm_max_ms) if fresh_rounds else cell.warmup_max_ms
+    jit = max(fresh_rounds, 1) * warm_ms / 2000 if cell.language == "java" else 0
     seconds += cell.warmup_ms / 1000 + jit
     nodes = tree_size(3) * fresh_rounds
     processes = cell.forks + nodes
