@@ -9,9 +9,12 @@ came after them (36 %) still compiled a path of their own while measured.
 So before its first measured round, such a process runs each of its group's cells once,
 unmeasured, pass after pass: every path a measured cell will take, its task's own and its
 method's encode, page, index and decode code at each depth, is run by construction, with the
-group's own model and data. The passes end when a whole pass compiled no more than a
-measured cell may (steady.compiling: judge()'s thresholds, over every sample of the pass), or
-when the group's `prewarm_max_ms` has passed. A measured cell whose JIT still compiled keeps
+group's own model and data. The passes end when the JIT is quiet by the rule a driver's own
+warm-up follows (steady.still_compiling: its last QUIET_WINDOW_NS of repetitions, over as
+many passes as that takes, compiled no more than judge() lets a measured cell), or when the
+group's `prewarm_max_ms` has passed. A JIT compiles in bursts (a pass with no compile is
+followed by one of 100 ms as methods cross the next tier's threshold), so one short quiet
+pass is no sign. A measured cell whose JIT still compiled keeps
 its `unsteady` label (steady.judge): warming decides nothing about the verdict.
 
 Not warmed so: a process that reports no JIT; the cells that run in fresh processes of their
@@ -62,23 +65,31 @@ def unmeasured(cell: Cell) -> Cell:
 
 def prewarm(cells: list[Cell], run_once: Callable[[Cell], CellResult],
             clock: Callable[[], float] = time.monotonic) -> Prewarm | None:
-    """Passes over the group's warmable cells, each run once by `run_once`, until a pass is
+    """Passes over the group's warmable cells, each run once by `run_once`, until the JIT is
     quiet or the budget is spent; None when there is nothing to warm."""
     todo = [unmeasured(c) for c in cells if warmable(c)]
     budget_s = budget_ms(cells) / 1000
     if not todo or budget_s <= 0:
         return None
-    began, passes = clock(), 0
+    began, passes, samples = clock(), 0, []
     while True:
-        samples = []
+        this_pass = []
         for cell in todo:
             result = run_once(cell)
             if result.status != "ok":  # its measured rounds will say why, in full
                 return Prewarm(passes, (clock() - began) * 1000, False,
                                f"ended by {cell.task}: {result.status}")
-            samples += result.samples
+            this_pass += result.samples
         passes += 1
-        problem = steady.compiling(samples)
+        samples += this_pass
+        busy = steady.still_compiling(samples)
         spent_s = clock() - began
-        if problem is None or spent_s >= budget_s:
-            return Prewarm(passes, spent_s * 1000, problem is None, problem or "")
+        if not busy or spent_s >= budget_s:
+            return Prewarm(passes, spent_s * 1000, not busy, _why(busy, this_pass))
+
+
+def _why(busy: bool, this_pass: list[dict]) -> str:
+    if not busy:
+        return ""
+    return steady.compiling(this_pass) or (
+        f"still compiling in its last {steady.QUIET_WINDOW_NS / 1e6:.0f} ms of repetitions")
