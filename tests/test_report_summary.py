@@ -152,3 +152,20 @@ def test_tables_to_paste_put_implementations_in_rows_and_models_in_columns(tmp_p
     table = [first] + [line for line in rest if line.startswith("|")]
     assert table[-1] == "| java · java_builtin | 90.0 ms (50.0x) | 90.0 ms (50.0x) |"
     assert "| rust · json | 20.0 ms (11.1x) | 20.0 ms (11.1x) |" in table
+
+
+def test_the_counts_say_how_the_jit_processes_were_warmed():
+    from types import SimpleNamespace
+    from serbench.report.summary import warmed_line
+
+    def cell(method, model, warm, language="java"):
+        return SimpleNamespace(language=language, method=method, model=model, dataset="d",
+                               page_size=4096, counters={"prewarm": warm} if warm else {})
+    quiet = {"passes": 5, "ms": 800.0, "quiet": True}
+    cells = [cell("kryo", "part", quiet), cell("kryo", "part", quiet),  # one process
+             cell("bson", "part", {"passes": 9, "ms": 4000.0, "quiet": False}),
+             cell("json", "part", {"passes": 3, "ms": 1200.0, "quiet": True}),
+             cell("bincode", "part", None, language="rust")]
+    assert warmed_line(cells) == ("java: 2 of 3 processes quiet before timing (median 1.2 s "
+                                  "of warm-up passes)")
+    assert warmed_line(cells[-1:]) == ""

@@ -63,8 +63,25 @@ def counts(cells: list[Cell], noise_note: str = "") -> Facts:
                        f"{COLD_TOLERANCE:.0%} of their files' pages cached after eviction)"
                        if cold else "no cold cells"),
         ("without numbers", missing),
+        *([("warmed", warmed)] if (warmed := warmed_line(timed)) else []),
         *([("run-to-run noise", noise_note)] if noise_note else []),
     ], links={"without numbers": "not-measured", "measured": "provenance"})
+
+
+def warmed_line(timed: list[Cell]) -> str:
+    """How the processes with a JIT were warmed before timing (run/prewarm.py): per language,
+    how many ended quiet and the median time it took; "" when none was."""
+    groups: dict[str, dict[tuple, dict]] = defaultdict(dict)
+    for c in timed:
+        if isinstance(warm := c.counters.get("prewarm"), dict):
+            groups[c.language][(c.method, c.model, c.dataset, c.page_size)] = warm
+    parts = []
+    for language, warms in groups.items():
+        quiet = sum(w.get("quiet") is True for w in warms.values())
+        ms = sorted(w.get("ms", 0) for w in warms.values())
+        parts.append(f"{language}: {quiet} of {len(warms)} processes quiet before timing "
+                     f"(median {ms[len(ms) // 2] / 1000:.1f} s of warm-up passes)")
+    return "; ".join(parts)
 
 
 def sizes_table(sizes: dict[str, list[SizeEntry]]) -> Table:
