@@ -94,6 +94,18 @@ def test_a_failed_cell_ends_the_warm_up_unquiet():
     assert (warmed.passes, warmed.quiet, warmed.note) == (0, False, "ended by write: failed")
 
 
+def test_one_cell_per_code_path_is_run_each_pass():
+    cells = [cell("m", 1, task="read_seq", n=5, prewarm_max_ms=1000),
+             cell("m", 2, task="read_seq", n=500, prewarm_max_ms=1000),  # the same code
+             cell("m", 3, task="read_par", threads=1, prewarm_max_ms=1000),
+             cell("m", 4, task="read_par", threads=2, prewarm_max_ms=1000),
+             cell("raw", 5, task="write", variant="kryo", prewarm_max_ms=1000),
+             cell("raw", 6, task="write", variant="bson", prewarm_max_ms=1000)]  # the same
+    driver = Driver({})
+    prewarm(cells, driver.run_once, Clock(0.01))
+    assert [task for task, *_ in driver.asked] == ["read_seq", "read_par", "read_par", "write"]
+
+
 def test_only_cells_of_the_process_itself_are_warmed():
     kept = cell("m", 1, task="read_seq", prewarm_max_ms=300)
     assert warmable(kept)

@@ -6,8 +6,9 @@ method x model, runner.py) measured its first cells while compiling them: on a d
 writes compiled for 40-220 % of their measured time), and 59 of the 164 reads and sorts that
 came after them (36 %) still compiled a path of their own while measured.
 
-So before its first measured round, such a process runs each of its group's cells once,
-unmeasured, pass after pass: every path a measured cell will take, its task's own and its
+So before its first measured round, such a process runs each of its group's cells once (one
+per code path: cells that differ only in n, or a floor's in the file it reads, run the same
+code), unmeasured, pass after pass: every path a measured cell will take, its task's own and its
 method's encode, page, index and decode code at each depth, is run by construction, with the
 group's own model and data. The passes end when the JIT is quiet by the rule a driver's own
 warm-up follows (steady.still_compiling: its last QUIET_WINDOW_NS of repetitions, over as
@@ -28,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from .. import steady
-from ..cell import Cell
+from ..cell import RAW, Cell
 from ..results import CellResult
 from ..tasks import TASKS
 
@@ -58,6 +59,13 @@ def budget_ms(cells: list[Cell]) -> int:
     return max((c.prewarm_max_ms for c in cells if warmable(c)), default=0)
 
 
+def code_path(cell: Cell) -> tuple:
+    """What decides the code a cell runs: its task, depth, variant, setting and threads, not
+    its n; a floor's variant only names the method whose file it reads, with the same code."""
+    return (cell.task, cell.depth, "" if cell.method == RAW else cell.variant, cell.setting,
+            cell.threads)
+
+
 def unmeasured(cell: Cell) -> Cell:
     """The cell as one pass runs it: one repetition, no warm-ups of its own."""
     return replace(cell, warmups=0, warmup_ms=0, warmup_max_ms=0, repetitions=1)
@@ -67,7 +75,10 @@ def prewarm(cells: list[Cell], run_once: Callable[[Cell], CellResult],
             clock: Callable[[], float] = time.monotonic) -> Prewarm | None:
     """Passes over the group's warmable cells, each run once by `run_once`, until the JIT is
     quiet or the budget is spent; None when there is nothing to warm."""
-    todo = [unmeasured(c) for c in cells if warmable(c)]
+    paths: dict[tuple, Cell] = {}
+    for c in filter(warmable, cells):
+        paths.setdefault(code_path(c), c)
+    todo = [unmeasured(c) for c in paths.values()]
     budget_s = budget_ms(cells) / 1000
     if not todo or budget_s <= 0:
         return None
