@@ -161,8 +161,10 @@ class Models:
             return f"Option<Box<{inner}>>"  # a struct cannot hold itself inline
         return f"Option<{inner}>"
 
-    def enums(self) -> list[tuple[str, tuple[str, ...]]]:
-        return [(enum_name(s.name, f), innermost(k).symbols) for s in self.structs.values()
+    def enums(self) -> list[tuple[str, str, tuple[str, ...]]]:
+        """(model, enum name, symbols) of every enum."""
+        return [(m, enum_name(s.name, f), innermost(k).symbols)
+                for m, d in self.definitions.items() for s in d.structs.values()
                 for f, k in s.fields if isinstance(innermost(k), Enum)]
 
     def list_types(self, wrapped) -> list[tuple[str, str]]:
@@ -201,7 +203,7 @@ def fbs_wrapped(kind) -> tuple[str, list]:
 
 def typed(models: Models, text: str) -> str:
     """A native type for use outside module `types`: its structs and enums by full path."""
-    names = set(models.structs) | {name for name, _ in models.enums()}
+    names = set(models.structs) | {name for _, name, _ in models.enums()}
     return re.sub(r"\b[A-Z][A-Za-z0-9]*\b",
                   lambda m: f"$crate::types::{m[0]}" if m[0] in names else m[0], text)
 
@@ -254,7 +256,7 @@ def types_module(models: Models) -> str:
         parts.append(f"// model `{model}` ({Path(d.file).name})\n")
         for name, struct in d.structs.items():
             parts.append(struct_code(models, struct, d.key if name == d.root else None))
-    parts += [enum_code(name, symbols) for name, symbols in models.enums()]
+    parts += [enum_code(name, symbols) for _, name, symbols in models.enums()]
     body = "\n".join(parts)
     return ("/// The model structs and enums, each a Rust type of the same name.\n"
             "#[allow(non_snake_case)]\npub mod types {\n" + body + "}\n")
@@ -268,6 +270,8 @@ def registry(models: Models) -> str:
     variants = model_variants(models)
     ids = "".join(f"    {v},\n" for v in variants.values())
     every = "".join(f"        ModelId::{v},\n" for v in variants.values())
+    builtin = [v for m, v in variants.items() if m in BUILTIN]
+    builtin_list = "".join(f"        ModelId::{v},\n" for v in builtin)
     names = "".join(f'            ModelId::{v} => "{m}",\n' for m, v in variants.items())
     roots = "".join(
         f"    types::{d.root} => {variants[m]} "
@@ -286,6 +290,9 @@ pub enum ModelId {{
 impl ModelId {{
     pub const ALL: [ModelId; {len(variants)}] = [
 {every}    ];
+    /// The built-in models, first in `ALL` (a user's follow them).
+    pub const BUILTIN: [ModelId; {len(builtin)}] = [
+{builtin_list}    ];
 
     /// The id used in CLIs, file names, JSON and results.
     pub fn name(self) -> &'static str {{
@@ -353,12 +360,26 @@ def proto_default(models: Models, struct: Struct) -> str:
     return 'b""'
 
 
+def capnp_module(model: str) -> str:
+    """The module capnpc generates for a model's schema file."""
+    return f"{model}_capnp"
+
+
+def capnp_snake(name: str) -> str:
+    """A struct's name as capnpc's Rust module name (an underscore before each capital)."""
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower()
+                   for i, c in enumerate(name))
+
+
 def each_root(models: Models) -> str:
-    roots = "".join(f"            {d.root} [{proto_default(models, models.structs[d.root])}],\n"
-                    for d in models.definitions.values())
+    roots = "".join(
+        f"            {d.root} [{proto_default(models, models.structs[d.root])}] "
+        f"[{capnp_module(m)}::{capnp_snake(d.root)}],\n"
+        for m, d in models.definitions.items())
     return f"""
-/// Calls `$callback!` with every model's root struct and the bytes that store its
-/// all-default protobuf message (see the protobuf method): `Root [bytes], ...`.
+/// Calls `$callback!` with every model's root struct, the bytes that store its all-default
+/// protobuf message (see the protobuf method) and its capnpc struct:
+/// `Root [bytes] [module::struct], ...`.
 #[macro_export]
 macro_rules! each_root {{
     ($callback:ident) => {{
@@ -371,12 +392,12 @@ macro_rules! each_root {{
 
 def each_enum(models: Models) -> str:
     entries = "".join(
-        f"            {name} [Archived{name}] {{ "
+        f"            {name} [Archived{name} {capnp_module(model)}] {{ "
         + ", ".join(f"{v} {i}" for i, v in enumerate(unique([camel(s) for s in symbols])))
-        + " }\n" for name, symbols in models.enums())
+        + " }\n" for model, name, symbols in models.enums())
     return f"""
-/// Calls `$callback!` with every model enum and its variants by ordinal:
-/// `Name [ArchivedName] {{ Variant ordinal, ... }}`.
+/// Calls `$callback!` with every model enum, its capnpc module and its variants by ordinal:
+/// `Name [ArchivedName capnp_module] {{ Variant ordinal, ... }}`.
 #[macro_export]
 macro_rules! each_enum {{
     ($callback:ident) => {{

@@ -245,11 +245,7 @@ fn capnp_field(
     rest: &str,
 ) -> String {
     let field = snake(name);
-    let native = if field == "type" {
-        "r#type".to_string()
-    } else {
-        field.clone()
-    };
+    let native = native_field(&field);
     let get = format!("get_{field}");
     let has = format!("has_{field}");
     let presence = if rest.contains("# optional") {
@@ -274,6 +270,24 @@ fn capnp_field(
         format!("record {presence} ({get}, {has}, init_{field})")
     };
     format!("{native}: {kind},")
+}
+
+/// The native struct's field for capnpc's snake_case name: a raw identifier for a Rust
+/// keyword, as the model generator names it (harness/serbench/models/naming.py), which is
+/// the same name wherever the JSON key is snake_case.
+fn native_field(field: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
+        "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type",
+        "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
+        "override", "priv", "typeof", "unsized", "virtual", "yield", "union",
+    ];
+    if KEYWORDS.contains(&field) {
+        format!("r#{field}")
+    } else {
+        field.to_string()
+    }
 }
 
 fn is_primitive(ty: &str) -> bool {

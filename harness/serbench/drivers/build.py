@@ -96,6 +96,9 @@ def build(languages: tuple[str, ...] = tuple(RECIPES),
     fat LTO), which leaves the other cores idle for C++ and Maven (on two cores the drivers'
     first build took 30 minutes one after another)."""
     present = [language for language in languages if _ready(language, say)]
+    # a build watches the models folder for a user's models (Cargo reruns its generators when
+    # the folder changes), which it can only do once the folder exists
+    user_models_dir().mkdir(parents=True, exist_ok=True)
     for language in present:
         say(f"{language}: building" + (" (driver only)" if drivers_only else ""))
     output = _PrefixedOutput()
@@ -188,7 +191,7 @@ MODEL_SOURCES = tuple(f"harness/serbench/models/{name}" for name in
                       ("definitions", "definition.py", "__init__.py", "naming.py", "schemas.py"))
 GENERATED_FROM = {language: MODEL_SOURCES for language in ("rust", "cpp", "java")}
 # the drivers whose builds generate a user's models too (the others, the built-in ones only)
-WITH_USER_MODELS = ("java",)
+WITH_USER_MODELS = ("rust", "java")
 
 
 def stale_source(language: str) -> Path | None:

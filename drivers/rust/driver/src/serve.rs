@@ -66,6 +66,8 @@ mod tests {
 
     use serde_json::{json, Value};
 
+    use serbench_model::ModelId;
+
     use super::serve;
     use crate::test_support::{vectors, Scratch};
 
@@ -155,7 +157,15 @@ mod tests {
                 );
             }
         }
-        assert_eq!(info["models"].as_array().unwrap().len(), 8);
+        // the built-in models, then a user's
+        let models: Vec<&str> = info["models"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(models.len(), ModelId::ALL.len());
+        assert!(models.starts_with(&ModelId::BUILTIN.map(ModelId::name)));
         assert_eq!(info["eviction"], json!(["fadvise_dontneed"]));
     }
 

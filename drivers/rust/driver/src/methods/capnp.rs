@@ -16,11 +16,7 @@
 use ::capnp::message::{self, Allocator, ReaderOptions};
 use ::capnp::serialize::{self, NoAllocSliceSegments};
 use ::capnp::{list_list, primitive_list, struct_list, text, text_list, Word};
-use serbench_model::{
-    Arrays, Attr, BoundingBox, Coordinates, Customer, Entities, Entry, ExtendedEntities, Hasher,
-    Hashtag, LineItem, Media, Mention, Order, Org, OrgType, Part, Place, Size, Sizes, SparseVector,
-    Supplier, Trade, Tweet, Url, User,
-};
+use serbench_model::{each_enum, each_root, types, Hasher};
 
 use super::{Codec, DecodeError, Method};
 use crate::protocol::Depth;
@@ -131,6 +127,30 @@ trait Put<B> {
     fn put(&self, b: B);
 }
 
+/// A native list and its capnp list type, so that a list of lists can be built whatever its
+/// elements.
+trait ListOf {
+    type Owned: ::capnp::traits::Owned;
+    fn len(&self) -> usize;
+    fn put_in(&self, b: <Self::Owned as ::capnp::traits::Owned>::Builder<'_>);
+}
+
+macro_rules! list_of {
+    ($native:ty => $owned:ty) => {
+        impl ListOf for $native {
+            type Owned = $owned;
+            #[inline]
+            fn len(&self) -> usize {
+                Vec::len(self)
+            }
+            #[inline]
+            fn put_in(&self, b: <Self::Owned as ::capnp::traits::Owned>::Builder<'_>) {
+                self.put(b)
+            }
+        }
+    };
+}
+
 macro_rules! scalars {
     ($($t:ty => $fold:ident),*) => {$(
         impl Visit for $t {
@@ -170,6 +190,7 @@ macro_rules! scalars {
                 }
             }
         }
+        list_of!(Vec<$t> => primitive_list::Owned<$t>);
     )*};
 }
 scalars!(i8 => int, i16 => int, i32 => int, i64 => int, f64 => f64, bool => bool);
@@ -193,40 +214,39 @@ macro_rules! same_scalar {
 }
 same_scalar!(i8, i16, i32, i64, f64, bool);
 
-impl Scalar for OrgType {
-    type Out = org_capnp::OrgType;
-    fn out(self) -> org_capnp::OrgType {
-        match self {
-            OrgType::Foo => org_capnp::OrgType::Foo,
-            OrgType::Bar => org_capnp::OrgType::Bar,
-            OrgType::Baz => org_capnp::OrgType::Baz,
+/// Each enum as its capnpc enum, by ordinal (the schema lists the symbols in order).
+macro_rules! enums {
+    ($($name:ident [$archived:ident $module:ident] { $($variants:tt)* })*) => {$(
+        impl Scalar for types::$name {
+            type Out = $module::$name;
+            #[inline]
+            fn out(self) -> $module::$name {
+                $module::$name::try_from(self.ordinal() as u16).expect("every symbol is in the schema")
+            }
         }
-    }
-}
 
-type Enum = Result<org_capnp::OrgType, ::capnp::NotInSchema>;
-
-impl Visit for Enum {
-    #[inline]
-    fn visit(self, h: &mut Hasher) -> Result<(), DecodeError> {
-        h.int(OrgType::take(self)?.ordinal() as i64);
-        Ok(())
-    }
-}
-
-impl Take<Enum> for OrgType {
-    fn take(a: Enum) -> Result<Self, DecodeError> {
-        match a {
-            Ok(org_capnp::OrgType::Foo) => Ok(OrgType::Foo),
-            Ok(org_capnp::OrgType::Bar) => Ok(OrgType::Bar),
-            Ok(org_capnp::OrgType::Baz) => Ok(OrgType::Baz),
-            Err(::capnp::NotInSchema(n)) => Err(DecodeError::new(
-                0,
-                format!("org type {n} is not a known ordinal"),
-            )),
+        impl Visit for Result<$module::$name, ::capnp::NotInSchema> {
+            #[inline]
+            fn visit(self, h: &mut Hasher) -> Result<(), DecodeError> {
+                h.int(types::$name::take(self)?.ordinal() as i64);
+                Ok(())
+            }
         }
-    }
+
+        impl Take<Result<$module::$name, ::capnp::NotInSchema>> for types::$name {
+            fn take(a: Result<$module::$name, ::capnp::NotInSchema>) -> Result<Self, DecodeError> {
+                match a {
+                    Ok(e) => Ok(Self::ALL[u16::from(e) as usize]),
+                    Err(::capnp::NotInSchema(n)) => Err(DecodeError::new(
+                        0,
+                        format!("{} {n} is not a known ordinal", Self::WHAT),
+                    )),
+                }
+            }
+        }
+    )*};
 }
+each_enum!(enums);
 
 impl<'a> Visit for text::Reader<'a> {
     /// The text's bytes, once shown to be UTF-8 (capnp itself only checks on `to_str`).
@@ -273,45 +293,46 @@ impl<'a> Put<text_list::Builder<'a>> for Vec<String> {
         }
     }
 }
+list_of!(Vec<String> => text_list::Owned);
 
-/// The element of `[[[f64]]]` (a bounding box's rings of positions, `List(List(List(Float64)))`): a ring.
-type Rings = list_list::Owned<primitive_list::Owned<f64>>;
-
-impl<'a> Visit for list_list::Reader<'a, Rings> {
+/// A list of lists (`List(List(...))`, a bounding box's rings of positions), whatever its
+/// elements: each inner list through its own impls.
+impl<'a, T: ::capnp::traits::Owned> Visit for list_list::Reader<'a, T>
+where
+    T::Reader<'a>: Visit,
+{
     fn visit(self, h: &mut Hasher) -> Result<(), DecodeError> {
         h.list_len(self.len() as usize);
-        for ring in self.iter() {
-            let ring = ring.map_err(corrupt)?;
-            h.list_len(ring.len() as usize);
-            for position in ring.iter() {
-                position.map_err(corrupt)?.visit(h)?;
-            }
+        for list in self.iter() {
+            list.map_err(corrupt)?.visit(h)?;
         }
         Ok(())
     }
 }
 
-impl<'a> Take<list_list::Reader<'a, Rings>> for Vec<Vec<Vec<f64>>> {
-    fn take(a: list_list::Reader<'a, Rings>) -> Result<Self, DecodeError> {
-        a.iter()
-            .map(|ring| {
-                ring.map_err(corrupt)?
-                    .iter()
-                    .map(|position| Vec::<f64>::take(position.map_err(corrupt)?))
-                    .collect()
-            })
-            .collect()
+impl<'a, T: ::capnp::traits::Owned, N: Take<T::Reader<'a>>> Take<list_list::Reader<'a, T>>
+    for Vec<N>
+{
+    fn take(a: list_list::Reader<'a, T>) -> Result<Self, DecodeError> {
+        a.iter().map(|list| N::take(list.map_err(corrupt)?)).collect()
     }
 }
 
-impl<'a> Put<list_list::Builder<'a, Rings>> for Vec<Vec<Vec<f64>>> {
-    fn put(&self, mut b: list_list::Builder<'a, Rings>) {
-        for (i, ring) in self.iter().enumerate() {
-            let mut rb = b.reborrow().init(i as u32, ring.len() as u32);
-            for (j, position) in ring.iter().enumerate() {
-                position.put(rb.reborrow().init(j as u32, position.len() as u32));
-            }
+impl<'a, L: ListOf> Put<list_list::Builder<'a, L::Owned>> for Vec<L> {
+    fn put(&self, mut b: list_list::Builder<'a, L::Owned>) {
+        for (i, list) in self.iter().enumerate() {
+            list.put_in(b.reborrow().init(i as u32, list.len() as u32));
         }
+    }
+}
+
+impl<L: ListOf> ListOf for Vec<L> {
+    type Owned = list_list::Owned<L::Owned>;
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn put_in(&self, b: list_list::Builder<'_, L::Owned>) {
+        self.put(b)
     }
 }
 
@@ -434,14 +455,14 @@ macro_rules! capnp_records {
             }
         }
 
-        impl<'a> Take<$($module)::+::Reader<'a>> for $native {
+        impl<'a> Take<$($module)::+::Reader<'a>> for types::$native {
             #[inline]
             fn take(r: $($module)::+::Reader<'a>) -> Result<Self, DecodeError> {
-                Ok($native { $( $field: take_field!(r, stringify!($field), $kind $($presence)? ($($acc)*)), )* })
+                Ok(types::$native { $( $field: take_field!(r, stringify!($field), $kind $($presence)? ($($acc)*)), )* })
             }
         }
 
-        impl<'a> Put<$($module)::+::Builder<'a>> for $native {
+        impl<'a> Put<$($module)::+::Builder<'a>> for types::$native {
             #[inline]
             fn put(&self, mut b: $($module)::+::Builder<'a>) {
                 $( put_field!(b, &self.$field, $kind $($presence)? ($($acc)*)); )*
@@ -458,35 +479,37 @@ macro_rules! capnp_records {
             }
         }
 
-        impl<'a> Take<struct_list::Reader<'a, $($module)::+::Owned>> for Vec<$native> {
+        impl<'a> Take<struct_list::Reader<'a, $($module)::+::Owned>> for Vec<types::$native> {
             fn take(a: struct_list::Reader<'a, $($module)::+::Owned>) -> Result<Self, DecodeError> {
-                a.iter().map($native::take).collect()
+                a.iter().map(types::$native::take).collect()
             }
         }
 
-        impl<'a> Put<struct_list::Builder<'a, $($module)::+::Owned>> for Vec<$native> {
+        list_of!(Vec<types::$native> => struct_list::Owned<$($module)::+::Owned>);
+
+        impl<'a> Put<struct_list::Builder<'a, $($module)::+::Owned>> for Vec<types::$native> {
             fn put(&self, mut b: struct_list::Builder<'a, $($module)::+::Owned>) {
                 for (i, v) in self.iter().enumerate() {
                     v.put(b.reborrow().get(i as u32));
                 }
             }
         }
+
+        /// A struct nested in itself.
+        impl<'a> Take<$($module)::+::Reader<'a>> for Box<types::$native> {
+            fn take(r: $($module)::+::Reader<'a>) -> Result<Self, DecodeError> {
+                types::$native::take(r).map(Box::new)
+            }
+        }
+
+        impl<'a> Put<$($module)::+::Builder<'a>> for Box<types::$native> {
+            fn put(&self, b: $($module)::+::Builder<'a>) {
+                (**self).put(b)
+            }
+        }
     )*};
 }
 include!(concat!(env!("OUT_DIR"), "/capnp/fields.rs"));
-
-/// The recursive statuses of a tweet.
-impl<'a> Take<tweet_capnp::tweet::Reader<'a>> for Box<Tweet> {
-    fn take(r: tweet_capnp::tweet::Reader<'a>) -> Result<Self, DecodeError> {
-        Tweet::take(r).map(Box::new)
-    }
-}
-
-impl<'a> Put<tweet_capnp::tweet::Builder<'a>> for Box<Tweet> {
-    fn put(&self, b: tweet_capnp::tweet::Builder<'a>) {
-        (**self).put(b)
-    }
-}
 
 impl Capnp {
     /// The message in `bytes`, opened in place when 8-aligned; trailing bytes are corrupt.
@@ -530,7 +553,10 @@ impl Capnp {
 
 /// `Codec` for each model root, `$module` its generated struct.
 macro_rules! capnp_codec {
-    ($($model:ident in $($module:ident)::+),* $(,)?) => {$(
+    ($($root:ident [$($protobuf:tt)*] [$($module:ident)::+]),* $(,)?) => {$(
+        capnp_codec!(@ types::$root, $($module)::+);
+    )*};
+    (@ $model:ty, $($module:ident)::+) => {
         impl Codec<$model> for Capnp {
             #[inline]
             fn encode(&mut self, value: &$model, out: &mut Vec<u8>) {
@@ -543,7 +569,7 @@ macro_rules! capnp_codec {
             fn decode(&mut self, bytes: &[u8]) -> Result<$model, DecodeError> {
                 let message = self.open(bytes)?;
                 let root = message.get_root::<$($module)::+::Reader>().map_err(corrupt)?;
-                $model::take(root)
+                <$model>::take(root)
             }
 
             #[inline]
@@ -562,22 +588,14 @@ macro_rules! capnp_codec {
                 }
             }
         }
-    )*};
+    };
 }
-capnp_codec!(
-    Part in part_capnp::part,
-    LineItem in lineitem_capnp::line_item,
-    Customer in customer_capnp::customer,
-    Tweet in tweet_capnp::tweet,
-    SparseVector in sparse_capnp::sparse_vector,
-    Trade in trade_capnp::trade,
-    Org in org_capnp::org,
-    Arrays in arrays_capnp::arrays,
-);
+each_root!(capnp_codec);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serbench_model::{Attr, LineItem, Org, OrgType, Url};
     use serbench_model::TotalOrder;
 
     fn org() -> Org {

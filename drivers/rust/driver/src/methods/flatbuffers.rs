@@ -483,7 +483,9 @@ each_struct!(tables);
 
 /// `Codec` for each model root: one finished buffer, verified before any read.
 macro_rules! flatbuffers_codec {
-    ($($root:ident [$($protobuf:tt)*]),* $(,)?) => {$( flatbuffers_codec!(@ $root); )*};
+    ($($root:ident [$($protobuf:tt)*] [$($capnp:tt)*]),* $(,)?) => {
+        $( flatbuffers_codec!(@ $root); )*
+    };
     (@ $root:ident) => {
         impl Codec<types::$root> for Flatbuffers {
             #[inline]

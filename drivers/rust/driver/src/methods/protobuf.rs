@@ -236,7 +236,7 @@ each_struct!(messages);
 /// 0), as the C++ driver stores it; every parser reads that as the same message. Those bytes
 /// come with each root from `each_root!` (e.g. field 1 as varint 0, `08 00`).
 macro_rules! protobuf_codec {
-    ($($root:ident [$explicit_default:literal]),* $(,)?) => {$(
+    ($($root:ident [$explicit_default:literal] [$($capnp:tt)*]),* $(,)?) => {$(
         protobuf_codec!(@ types::$root, $explicit_default);
     )*};
     (@ $model:ty, $explicit_default:literal) => {

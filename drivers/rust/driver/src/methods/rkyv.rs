@@ -366,7 +366,7 @@ impl<T: Fold> Fold for ArchivedBox<T> {
 
 /// Each enum by its ordinal.
 macro_rules! enum_fold {
-    ($($name:ident [$archived:ident] { $($variant:ident $ordinal:literal),* })*) => {$(
+    ($($name:ident [$archived:ident $capnp:ident] { $($variant:ident $ordinal:literal),* })*) => {$(
         impl Fold for types::$archived {
             #[inline]
             fn fold(&self, h: &mut Hasher) {
@@ -421,7 +421,9 @@ impl Rkyv {
 
 /// `Codec` for each model root (concrete types keep rkyv's serializer bounds out of sight).
 macro_rules! rkyv_codec {
-    ($($root:ident [$($protobuf:tt)*]),* $(,)?) => {$( rkyv_codec!(@ types::$root); )*};
+    ($($root:ident [$($protobuf:tt)*] [$($capnp:tt)*]),* $(,)?) => {
+        $( rkyv_codec!(@ types::$root); )*
+    };
     (@ $model:ty) => {
         const _: () = assert!(align_of::<Archived<$model>>() <= ALIGN);
 
