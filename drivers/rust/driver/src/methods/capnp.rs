@@ -314,7 +314,9 @@ impl<'a, T: ::capnp::traits::Owned, N: Take<T::Reader<'a>>> Take<list_list::Read
     for Vec<N>
 {
     fn take(a: list_list::Reader<'a, T>) -> Result<Self, DecodeError> {
-        a.iter().map(|list| N::take(list.map_err(corrupt)?)).collect()
+        a.iter()
+            .map(|list| N::take(list.map_err(corrupt)?))
+            .collect()
     }
 }
 
@@ -595,8 +597,8 @@ each_root!(capnp_codec);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serbench_model::{Attr, LineItem, Org, OrgType, Url};
     use serbench_model::TotalOrder;
+    use serbench_model::{Attr, LineItem, Org, OrgType, Url};
 
     fn org() -> Org {
         Org {
