@@ -31,7 +31,7 @@ void for_each_seed(F&& f) {
   uint8_t reader = 0;
   for_each_reader([&](auto method) {
     using Meth = typename decltype(method)::type;
-    for_each_type(ModelTypes{}, [&](auto model) {
+    for_each_type(BuiltinModelTypes{}, [&](auto model) {
       using M = typename decltype(model)::type;
       const std::vector<M> values = golden<M>();
       for (std::size_t i = 0; i < values.size(); ++i) {

@@ -31,7 +31,7 @@ void for_each_cell(F&& f) {
   for_each_type(Methods{}, [&](auto method) {
     using Meth = typename decltype(method)::type;
     if constexpr (Meth::writes) {
-      for_each_type(ModelTypes{}, [&](auto model) {
+      for_each_type(BuiltinModelTypes{}, [&](auto model) {
         using M = typename decltype(model)::type;
         f.template operator()<Meth, M>();
       });
@@ -40,7 +40,7 @@ void for_each_cell(F&& f) {
 }
 
 TEST(Golden, NativeObjectsHashAsTheVectorsSay) {
-  for_each_type(ModelTypes{}, [](auto model) {
+  for_each_type(BuiltinModelTypes{}, [](auto model) {
     using M = typename decltype(model)::type;
     const auto objects = golden<M>();
     const Expected want = expected(model_name<M>());

@@ -198,7 +198,7 @@ TEST(InPlace, ValidateRejectsCycles) {
 // Every byte of every golden object, damaged in several ways: the validating read either
 // rejects the object or reads it safely.
 TEST(InPlace, ValidateSurvivesDamageAtEveryByte) {
-  for_each_type(ModelTypes{}, [](auto model) {
+  for_each_type(BuiltinModelTypes{}, [](auto model) {
     using M = typename decltype(model)::type;
     for (const M& value : golden<M>()) {
       const Object original = Object::of(value);
@@ -220,7 +220,7 @@ TEST(InPlace, ValidateSurvivesDamageAtEveryByte) {
 // test, having checked nothing, is skipped (a failure under CI=true); the next run checks it.
 TEST(InPlace, CommittedFuzzSeedsAreCurrent) {
   std::map<std::string, std::string> seeds;
-  for_each_type(ModelTypes{}, [&](auto model) {
+  for_each_type(BuiltinModelTypes{}, [&](auto model) {
     using M = typename decltype(model)::type;
     const std::vector<M> values = golden<M>();
     for (std::size_t i = 0; i < values.size(); ++i) {

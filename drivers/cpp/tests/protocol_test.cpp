@@ -114,7 +114,7 @@ TEST(Protocol, InfoListsTheCapabilityMatrix) {
   ASSERT_EQ(status(info), "ok");
   const auto& result = info["result"];
   EXPECT_STREQ(result["language"].GetString(), "cpp");
-  EXPECT_EQ(result["models"].Size(), 8u);
+  EXPECT_EQ(result["models"].Size(), kModelCount);
   EXPECT_TRUE(result["methods"].HasMember("handcoded"));
   EXPECT_STREQ(result["methods"]["inplace"]["variants"][0].GetString(), "validate");
   EXPECT_EQ(result["methods"]["raw"]["depths"].Size(), 0u);

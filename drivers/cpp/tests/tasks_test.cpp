@@ -79,7 +79,7 @@ void write_ids(const std::string& path, const std::vector<uint64_t>& ids) {
 // ---- read_par ------------------------------------------------------------------------------
 
 TEST(ReadPar, EverySliceOfEveryModelAddsUpToTheGoldenChecksum) {
-  for (const auto model : kModelNames) {
+  for (const auto model : builtin_model_names()) {
     SCOPED_TRACE(std::string(model));
     Scratch dir;
     const std::string base = dir.path("file");
@@ -253,7 +253,8 @@ void sort_golden(const std::string& method_id) {
 
 TEST(SortDedup, GoldenObjectsOfEveryModelComeOutDistinctAndInOrder) {
   for (const char* method : {"handcoded", "inplace"}) {
-    for_each_type(ModelTypes{}, [&](auto t) { sort_golden<typename decltype(t)::type>(method); });
+    for_each_type(BuiltinModelTypes{},
+                  [&](auto t) { sort_golden<typename decltype(t)::type>(method); });
   }
 }
 
@@ -379,7 +380,7 @@ TEST(WriteFloor, CopiesAnotherMethodsFileByteForByte) {
   // handcoded and json pack objects back to back, inplace and capnp 8-byte aligned with zero
   // padding between; at 64-byte pages the golden objects span pages and move to the next one
   for (const char* method : {"handcoded", "json", "inplace", "capnp"}) {
-    for (const auto model_id : kModelNames) {
+    for (const auto model_id : builtin_model_names()) {
       for (uint32_t page_size : {64u, 4096u}) {
         const std::string model(model_id);
         SCOPED_TRACE(std::string(method) + " " + model + " " + std::to_string(page_size));
@@ -590,7 +591,7 @@ TEST(SortFloor, TooManyRunsAreMergedInSeveralPasses) {
 }
 
 TEST(SortFloor, AlignedMethodsRunsAndOutputStayFilesOfTheirMethod) {
-  for (const auto model_id : kModelNames) {
+  for (const auto model_id : builtin_model_names()) {
     const std::string model(model_id);
     SCOPED_TRACE(model);
     Scratch dir;
@@ -737,7 +738,7 @@ TEST(Memory, GoldenObjectsAndImpossibleParams) {
 // ---- micro ---------------------------------------------------------------------------------
 
 TEST(Micro, BothBuffersOfEveryModelDecodeTheGoldenChecksum) {
-  for (const auto model : kModelNames) {
+  for (const auto model : builtin_model_names()) {
     const Expected golden = expected(model);
     const uint64_t n = golden.hashes.size();
     for (const char* method : {"handcoded", "inplace"}) {

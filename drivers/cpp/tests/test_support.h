@@ -34,6 +34,14 @@ std::vector<M> golden() {
   return load_json_lines<M>(vectors_file(model_name<M>()));
 }
 
+// The names of the models the golden vectors hold (the built-in ones), in id order.
+inline std::vector<std::string_view> builtin_model_names() {
+  std::vector<std::string_view> names;
+  for_each_type(BuiltinModelTypes{},
+                [&](auto m) { names.push_back(model_name<typename decltype(m)::type>()); });
+  return names;
+}
+
 // A fresh directory, removed with everything in it at the end of the test.
 class Scratch {
  public:

@@ -191,7 +191,7 @@ MODEL_SOURCES = tuple(f"harness/serbench/models/{name}" for name in
                       ("definitions", "definition.py", "__init__.py", "naming.py", "schemas.py"))
 GENERATED_FROM = {language: MODEL_SOURCES for language in ("rust", "cpp", "java")}
 # the drivers whose builds generate a user's models too (the others, the built-in ones only)
-WITH_USER_MODELS = ("rust", "java")
+WITH_USER_MODELS = ("rust", "cpp", "java")
 
 
 def stale_source(language: str) -> Path | None:

@@ -25,12 +25,7 @@
 #include <span>
 #include <string_view>
 
-#include "cp/arrays.capnp.h"
-#include "cp/customer.capnp.h"
-#include "cp/org.capnp.h"
-#include "cp/sparse.capnp.h"
-#include "cp/trade.capnp.h"
-#include "cp/tweet.capnp.h"
+#include "methods/capnp_structs.h"
 #include "methods/schema.h"
 #include "model/utf8.h"
 
@@ -44,13 +39,13 @@ using namespace schema;
 template <class R>
 struct Bound;
 
-#define SB_CP_FIELD(snake, Camel)                                      \
-  [](auto op, auto& s, auto&&... a) -> decltype(auto) {                \
-    using Op = decltype(op);                                           \
-    if constexpr (std::is_same_v<Op, Get>) return s.get##Camel();      \
-    else if constexpr (std::is_same_v<Op, Has>) return s.has##Camel(); \
-    else if constexpr (std::is_same_v<Op, Set>) return s.set##Camel(a...); \
-    else return s.init##Camel(a...);                                   \
+#define SB_CP_FIELD(pb, fb, Cp)                                         \
+  [](auto op, auto& s, auto&&... a) -> decltype(auto) {                 \
+    using Op = decltype(op);                                            \
+    if constexpr (std::is_same_v<Op, Get>) return s.get##Cp();          \
+    else if constexpr (std::is_same_v<Op, Has>) return s.has##Cp();     \
+    else if constexpr (std::is_same_v<Op, Set>) return s.set##Cp(a...); \
+    else return s.init##Cp(a...);                                       \
   },
 #define SB_CP_RECORD(Name)                                                  \
   template <>                                                               \

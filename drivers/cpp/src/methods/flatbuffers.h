@@ -26,12 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fb/arrays_generated.h"
-#include "fb/customer_generated.h"
-#include "fb/org_generated.h"
-#include "fb/sparse_generated.h"
-#include "fb/trade_generated.h"
-#include "fb/tweet_generated.h"
+#include "methods/flatbuffers_tables.h"
 #include "methods/handcoded.h"
 #include "methods/schema.h"
 #include "model/utf8.h"
@@ -46,13 +41,13 @@ using namespace schema;
 template <class R>
 struct Bound;
 
-#define SB_FB_FIELD(snake, Camel)                             \
-  [](auto op, auto& t, auto&&... a) -> decltype(auto) {       \
-    if constexpr (std::is_same_v<decltype(op), Get>) {        \
-      return t.snake();                                       \
-    } else {                                                  \
-      return t.add_##snake(a...);                             \
-    }                                                         \
+#define SB_FB_FIELD(pb, fb, Cp)                         \
+  [](auto op, auto& t, auto&&... a) -> decltype(auto) { \
+    if constexpr (std::is_same_v<decltype(op), Get>) {  \
+      return t.fb();                                    \
+    } else {                                            \
+      return t.add_##fb(a...);                          \
+    }                                                   \
   },
 #define SB_FB_RECORD(Name)                                                  \
   template <>                                                               \

@@ -18,14 +18,9 @@
 #include <string>
 #include <string_view>
 
+#include "methods/protobuf_messages.h"
 #include "methods/schema.h"
 #include "model/model_id.h"
-#include "pb/arrays.pb.h"
-#include "pb/customer.pb.h"
-#include "pb/org.pb.h"
-#include "pb/sparse.pb.h"
-#include "pb/trade.pb.h"
-#include "pb/tweet.pb.h"
 
 namespace serbench {
 
@@ -37,14 +32,14 @@ using namespace schema;
 template <class R>
 struct Bound;
 
-#define SB_PB_FIELD(snake, Camel)                                 \
-  [](auto op, auto& m, auto&&... a) -> decltype(auto) {           \
-    using Op = decltype(op);                                      \
-    if constexpr (std::is_same_v<Op, Get>) return m.snake();      \
-    else if constexpr (std::is_same_v<Op, Has>) return m.has_##snake(); \
-    else if constexpr (std::is_same_v<Op, Mut>) return m.mutable_##snake(); \
-    else if constexpr (std::is_same_v<Op, Set>) return m.set_##snake(a...); \
-    else return m.clear_##snake();                                \
+#define SB_PB_FIELD(pb, fb, Cp)                                          \
+  [](auto op, auto& m, auto&&... a) -> decltype(auto) {                  \
+    using Op = decltype(op);                                             \
+    if constexpr (std::is_same_v<Op, Get>) return m.pb();                \
+    else if constexpr (std::is_same_v<Op, Has>) return m.has_##pb();     \
+    else if constexpr (std::is_same_v<Op, Mut>) return m.mutable_##pb(); \
+    else if constexpr (std::is_same_v<Op, Set>) return m.set_##pb(a...); \
+    else return m.clear_##pb();                                          \
   },
 #define SB_PB_RECORD(Name)                                                  \
   template <>                                                               \
