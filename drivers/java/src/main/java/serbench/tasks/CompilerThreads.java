@@ -1,8 +1,11 @@
 package serbench.tasks;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
@@ -23,6 +26,12 @@ final class CompilerThreads {
     /** Whether each thread seen is a compiler thread, read once: a thread keeps its name,
      *  and a short read warms up in thousands of repetitions, each reading this twice. */
     private static final Map<Path, Boolean> COMPILER = new ConcurrentHashMap<>();
+    /** The compiler threads never change when the JVM starts them all at once (the
+     *  launcher's -XX:-UseDynamicNumberOfCompilerThreads): then they are listed once, and a
+     *  reading opens their files only. Listing /proc/self/task at every reading was itself
+     *  code compiled late, during measured repetitions (the directory stream's iterator). */
+    private static final boolean FIXED = fixedCompilerThreads();
+    private static volatile List<Path> fixed;
 
     /** Summed on-CPU nanoseconds of the compiler threads alive now; -1 where the system
      *  does not say (not Linux, or no scheduler statistics). A compiler thread that ends
@@ -31,11 +40,15 @@ final class CompilerThreads {
         if (!AVAILABLE) {
             return -1;
         }
-        try (Stream<Path> threads = Files.list(TASKS)) {
-            return compilers(threads).mapToLong(CompilerThreads::runNs).sum();
-        } catch (IOException e) {
+        List<Path> compilers = compilers();
+        if (compilers == null) {
             return -1;
         }
+        long sum = 0;
+        for (Path thread : compilers) {
+            sum += runNs(thread);
+        }
+        return sum;
     }
 
     /** Whether a compiler thread is on a CPU or waiting for one now (state R): a compile
@@ -44,15 +57,44 @@ final class CompilerThreads {
         if (!AVAILABLE) {
             return false;
         }
-        try (Stream<Path> threads = Files.list(TASKS)) {
-            return compilers(threads).anyMatch(CompilerThreads::running);
-        } catch (IOException e) {
+        List<Path> compilers = compilers();
+        if (compilers == null) {
             return false;
+        }
+        for (Path thread : compilers) {
+            if (running(thread)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The compiler threads' /proc/self/task entries; null when they cannot be listed. */
+    private static List<Path> compilers() {
+        List<Path> known = fixed;
+        if (known != null) {
+            return known;
+        }
+        try (Stream<Path> threads = Files.list(TASKS)) {
+            List<Path> now = threads
+                .filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler)).toList();
+            if (FIXED && !now.isEmpty()) {
+                fixed = now;
+            }
+            return now;
+        } catch (IOException e) {
+            return null;
         }
     }
 
-    private static Stream<Path> compilers(Stream<Path> threads) {
-        return threads.filter(t -> COMPILER.computeIfAbsent(t, CompilerThreads::isCompiler));
+    private static boolean fixedCompilerThreads() {
+        try {
+            return "false".equals(ManagementFactory.getPlatformMXBean(
+                HotSpotDiagnosticMXBean.class).getVMOption("UseDynamicNumberOfCompilerThreads")
+                .getValue());
+        } catch (RuntimeException e) {  // not HotSpot: list them at every reading
+            return false;
+        }
     }
 
     /** A thread's state letter in its stat line, "tid (comm) S ...": after the last ')',
