@@ -99,3 +99,9 @@ def test_fields_are_named_as_prost_names_them(codegen, key, prost):
 def test_enum_variants_and_model_variants_stay_distinct(codegen):
     assert codegen.unique([codegen.camel(s) for s in ("FOO", "foo", "_", "Self")]) == \
         ["Foo", "Foo2", "V", "VSelf"]
+
+
+def test_capnp_glue_learns_each_fields_rust_name(codegen, tmp_path):
+    names = codegen.capnp_names(with_user_model(tmp_path, EVENT)).splitlines()
+    assert "Part type r#type" in names
+    assert "Event userName userName" in names and "Event shipTo ship_to" in names

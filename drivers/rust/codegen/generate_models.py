@@ -438,8 +438,20 @@ def generate(definitions: dict) -> str:
     ])
 
 
+def capnp_names(definitions: dict) -> str:
+    """`Struct capnpField rust_field` for every field: what the capnp glue (driver/build.rs)
+    reads from the schemas, with the Rust name it cannot derive (`userName` and `user_name`
+    are both `userName` in capnp)."""
+    return "".join(f"{s.name} {ident(f, 'capnp')} {rust_field(f)}\n"
+                   for d in definitions.values() for s in d.structs.values() for f, _ in s.fields)
+
+
 def main(argv: list[str]) -> int:
-    """`generate_models.py OUT_DIR [--builtin]`: every model, or the built-in ones only."""
+    """`generate_models.py OUT_DIR [--builtin]`: every model, or the built-in ones only;
+    `generate_models.py --capnp-names`: every field's capnp and Rust names, on stdout."""
+    if argv == ["--capnp-names"]:
+        sys.stdout.write(capnp_names(DEFINITIONS))
+        return 0
     if len(argv) not in (1, 2) or argv[1:] not in ([], ["--builtin"]):
         print("usage: generate_models.py OUT_DIR [--builtin]", file=sys.stderr)
         return 2

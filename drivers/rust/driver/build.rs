@@ -23,9 +23,10 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    let schemas = generate_schemas(&workspace.join("../.."));
+    let repo = workspace.join("../..");
+    let schemas = generate_schemas(&repo);
     generate_protobuf(&schemas.join("proto"));
-    generate_capnp(&schemas.join("capnp"));
+    generate_capnp(&schemas.join("capnp"), &native_fields(&repo));
 
     println!("cargo:rustc-env=SERBENCH_LIBRARIES={}", linked_libraries());
 
@@ -163,7 +164,7 @@ fn generate_protobuf(schemas: &Path) {
 /// Debian's capnp 0.9.2), placed under `crate::methods::capnp::generated` where their imports
 /// point, and `capnp/fields.rs`: one `capnp_records!` line per struct naming its generated
 /// accessors field by field, so the codec's glue follows the schemas instead of restating them.
-fn generate_capnp(schemas: &Path) {
+fn generate_capnp(schemas: &Path, natives: &Natives) {
     println!("cargo:rerun-if-changed={}", schemas.display());
     let out = Path::new(&env::var("OUT_DIR").unwrap()).join("capnp");
     fs::create_dir_all(&out).unwrap();
@@ -194,7 +195,8 @@ fn generate_capnp(schemas: &Path) {
             "#[allow(clippy::all, unused, unused_qualifications)]\npub mod {module} {{ include!({:?}); }}\n",
             path.display().to_string()
         ));
-        records.push_str(&capnp_records(&module, &fs::read_to_string(file).unwrap()));
+        let schema = fs::read_to_string(file).unwrap();
+        records.push_str(&capnp_records(&module, &schema, natives));
     }
     records.push_str("}\n");
     fs::write(out.join("modules.rs"), modules).unwrap();
@@ -204,48 +206,50 @@ fn generate_capnp(schemas: &Path) {
 /// `Native in module::snake { field: kind presence (accessors), … }` for every struct of one
 /// schema file (docs/schemas.md: one field per line, optional pointers marked
 /// `# optional`, optional scalars as `name :union { absent @n :Void; value @m :T; }`).
-fn capnp_records(module: &str, schema: &str) -> String {
+fn capnp_records(module: &str, schema: &str, natives: &Natives) -> String {
     let enums: BTreeSet<&str> = schema
         .lines()
         .filter_map(|l| l.trim().strip_prefix("enum "))
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     let mut out = String::new();
-    let mut record: Option<String> = None;
+    let mut record: Option<(&str, String)> = None;
     for line in schema.lines().map(str::trim) {
         if let Some(name) = line
             .strip_prefix("struct ")
             .and_then(|l| l.strip_suffix(" {"))
         {
             out.push_str(&format!("    {name} in {module}::{} {{\n", snake(name)));
-            record = Some(snake(name));
+            record = Some((name, snake(name)));
         } else if line == "}" {
             if record.take().is_some() {
                 out.push_str("    }\n");
             }
-        } else if let (Some(record), Some((name, rest))) = (&record, line.split_once(' ')) {
+        } else if let (Some((native, record)), Some((name, rest))) = (&record, line.split_once(' '))
+        {
             if name.starts_with('#') {
                 continue;
             }
+            let field = &natives[&(native.to_string(), name.to_string())];
             out.push_str(&format!(
                 "        {}\n",
-                capnp_field(module, record, &enums, name, rest)
+                capnp_field(module, record, &enums, field, name, rest)
             ));
         }
     }
     out
 }
 
-/// `field: kind (accessors),` of one field line of struct `record`.
+/// `native: kind (accessors),` of one field line of struct `record`.
 fn capnp_field(
     module: &str,
     record: &str,
     enums: &BTreeSet<&str>,
+    native: &str,
     name: &str,
     rest: &str,
 ) -> String {
     let field = snake(name);
-    let native = native_field(&field);
     let get = format!("get_{field}");
     let has = format!("has_{field}");
     let presence = if rest.contains("# optional") {
@@ -272,22 +276,31 @@ fn capnp_field(
     format!("{native}: {kind},")
 }
 
-/// The native struct's field for capnpc's snake_case name: a raw identifier for a Rust
-/// keyword, as the model generator names it (harness/serbench/models/naming.py), which is
-/// the same name wherever the JSON key is snake_case.
-fn native_field(field: &str) -> String {
-    const KEYWORDS: &[&str] = &[
-        "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern",
-        "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move",
-        "mut", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type",
-        "unsafe", "use", "where", "while", "abstract", "become", "box", "do", "final", "macro",
-        "override", "priv", "typeof", "unsized", "virtual", "yield", "union",
-    ];
-    if KEYWORDS.contains(&field) {
-        format!("r#{field}")
-    } else {
-        field.to_string()
-    }
+/// `(struct, capnp field) -> native field`: the Rust name of each field of the schemas.
+type Natives = BTreeMap<(String, String), String>;
+
+/// Every model's fields as the model crate names them and as the capnp schemas do, from the
+/// model generator (a JSON key's capnp name is camelCase, its Rust name is not).
+fn native_fields(repo: &Path) -> Natives {
+    let generator = repo.join("drivers/rust/codegen/generate_models.py");
+    println!("cargo:rerun-if-changed={}", generator.display());
+    let out = Command::new("python3")
+        .arg("-B") // no bytecode beside the sources
+        .arg(&generator)
+        .arg("--capnp-names")
+        .output()
+        .expect("python3 runs the model generator");
+    assert!(out.status.success(), "{} failed", generator.display());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let [name, capnp, native] = line.split(' ').collect::<Vec<_>>()[..] else {
+                panic!("a line of three names: {line}");
+            };
+            ((name.to_string(), capnp.to_string()), native.to_string())
+        })
+        .collect()
 }
 
 fn is_primitive(ty: &str) -> bool {

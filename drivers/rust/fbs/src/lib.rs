@@ -9,7 +9,13 @@
 //! the driver's own code keeps its checks.
 
 /// The generated tables.
-#[allow(clippy::all, unused_imports, non_camel_case_types, dead_code)]
+#[allow(
+    clippy::all,
+    unused_imports,
+    non_camel_case_types,
+    non_snake_case,
+    dead_code
+)]
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/fbs/mod.rs"));
 }
