@@ -61,8 +61,8 @@ pub trait Layout: Sized {
 }
 
 /// Tweets nest through quoted and retweeted statuses; real ones nest two deep. The limit
-/// keeps a corrupted file from exhausting the stack; it counts records, which nest no
-/// deeper than the JSON text, so every canonical object reads.
+/// keeps a corrupted file from exhausting the stack; it counts boxed records and lists, which
+/// nest no deeper than the JSON text's objects and lists, so every canonical object reads.
 pub(crate) const MAX_NESTING: u32 = serbench_model::MAX_NESTING as u32;
 
 /// A bounds-checked cursor over one object's bytes.
@@ -349,25 +349,43 @@ impl<T: Layout> Layout for Vec<T> {
         }
     }
 
+    // a list is a level, as in the JSON text: a struct that holds a list of itself (a
+    // user's tree) nests through lists alone, and no Box counts it
     #[inline]
     fn take(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        let n = r.count("list count")?;
-        let mut items = Vec::with_capacity(n.min(MAX_RESERVE));
-        for _ in 0..n {
-            items.push(T::take(r)?);
-        }
-        Ok(items)
+        r.enter()?;
+        let items = take_list(r);
+        r.leave();
+        items
     }
 
     #[inline]
     fn visit(r: &mut Reader<'_>, h: &mut Hasher) -> Result<(), DecodeError> {
-        let n = r.count("list count")?;
-        h.list_len(n);
-        for _ in 0..n {
-            T::visit(r, h)?;
-        }
-        Ok(())
+        r.enter()?;
+        let result = visit_list::<T>(r, h);
+        r.leave();
+        result
     }
+}
+
+#[inline]
+fn take_list<T: Layout>(r: &mut Reader<'_>) -> Result<Vec<T>, DecodeError> {
+    let n = r.count("list count")?;
+    let mut items = Vec::with_capacity(n.min(MAX_RESERVE));
+    for _ in 0..n {
+        items.push(T::take(r)?);
+    }
+    Ok(items)
+}
+
+#[inline]
+fn visit_list<T: Layout>(r: &mut Reader<'_>, h: &mut Hasher) -> Result<(), DecodeError> {
+    let n = r.count("list count")?;
+    h.list_len(n);
+    for _ in 0..n {
+        T::visit(r, h)?;
+    }
+    Ok(())
 }
 
 impl<T: Layout> Layout for Box<T> {
@@ -493,6 +511,49 @@ mod tests {
         let access = Codec::<M>::fold(&mut Handcoded, bytes, Depth::Access, &mut h).unwrap_err();
         assert_eq!(err, access, "decode and access agree on what is wrong");
         err.to_string()
+    }
+
+    /// A tree that nests through lists alone, as a user's model may (`children [Tree]`).
+    struct Tree(Vec<Tree>);
+
+    impl Layout for Tree {
+        fn put(&self, out: &mut Vec<u8>) {
+            self.0.put(out);
+        }
+
+        fn take(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+            Vec::take(r).map(Tree)
+        }
+
+        fn visit(r: &mut Reader<'_>, h: &mut Hasher) -> Result<(), DecodeError> {
+            Vec::<Tree>::visit(r, h)
+        }
+    }
+
+    #[test]
+    fn nesting_through_lists_alone_is_bounded_too() {
+        let deep = |levels: usize| (0..levels).fold(Tree(vec![]), |inner, _| Tree(vec![inner]));
+        let mut bytes = Vec::new();
+        deep(MAX_NESTING as usize - 1).put(&mut bytes);
+        assert!(
+            Tree::take(&mut Reader::new(&bytes)).is_ok(),
+            "as deep as the JSON may be"
+        );
+        // a list count of 1, again and again: a hostile input as deep as it is long
+        let hostile: Vec<u8> = std::iter::repeat(1u32.to_le_bytes())
+            .take(100_000)
+            .flatten()
+            .collect();
+        for result in [
+            Tree::take(&mut Reader::new(&hostile)).map(drop),
+            Tree::visit(&mut Reader::new(&hostile), &mut Hasher::new()),
+        ] {
+            let err = result.unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("nested deeper than {MAX_NESTING} levels")),
+                "{err}"
+            );
+        }
     }
 
     #[test]
