@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from test_rounds import cell
 from test_runner import home, run, use  # noqa: F401 (home: a fixture)
@@ -114,13 +115,8 @@ def test_only_cells_of_the_process_itself_are_warmed():
     assert not warmable(cell("m", 4, task="net_fetch"))  # its nodes are new each round
     assert budget_ms([kept, cell("m", 5, task="sizes", prewarm_max_ms=9000)]) == 300
     assert prewarm([kept], Driver({}).run_once) is not None
-    assert prewarm([replace_budget(kept, 0)], Driver({}).run_once) is None
+    assert prewarm([replace(kept, prewarm_max_ms=0)], Driver({}).run_once) is None
     assert unmeasured(kept).repetitions == 1
-
-
-def replace_budget(c, ms):
-    from dataclasses import replace
-    return replace(c, prewarm_max_ms=ms)
 
 
 def measured_jit(samples: list[dict]) -> list[float]:
